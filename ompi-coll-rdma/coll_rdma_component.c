@@ -1,0 +1,221 @@
+/*
+ * coll/rdma component: MCA parameters, open/close, and the per-communicator
+ * query (which communicators coll/rdma declines).
+ */
+#include "ompi_config.h"
+
+#include "coll_rdma.h"
+#include "coll_rdma_sched.h"
+#include "coll_rdma_ucx.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "ompi/proc/proc.h"
+#include "opal/mca/base/mca_base_var.h"
+
+static int rdma_register(void);
+static int rdma_open(void);
+static int rdma_close(void);
+static int rdma_init_query(bool enable_progress_threads, bool enable_mpi_threads);
+
+mca_coll_rdma_component_t mca_coll_rdma_component = {
+    .super = {
+        .collm_version = {
+            COLL_RDMA_COMPONENT_VERSION,
+            .mca_component_name = "rdma",
+            MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
+                                  OMPI_RELEASE_VERSION),
+            .mca_open_component = rdma_open,
+            .mca_close_component = rdma_close,
+            .mca_register_component_params = rdma_register,
+        },
+        .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT},
+        .collm_init_query = rdma_init_query,
+        .collm_comm_query = mca_coll_rdma_comm_query,
+    },
+    .priority = 90,
+    .verbose = 0,
+    .min_comm_size = 2,
+    .poll_spins = 256,
+    .config = {
+        .alg = {COLL_RDMA_ALG_AUTO, COLL_RDMA_ALG_AUTO, COLL_RDMA_ALG_AUTO},
+        .barrier_nway_n = 1,
+        .bcast_radix = 4,
+        .bcast_slots = 8,
+        .bcast_max_bytes = 16384,
+        .allreduce_ktree_degree = 3,
+        .allreduce_max_bytes = 16384,
+    },
+};
+
+static const char *const coll_names[COLL_RDMA_NCOLLS] = {"barrier", "bcast", "allreduce"};
+static const char *const alg_names[COLL_RDMA_NALGS] = {"auto", "fallback", "nway", "knomial",
+                                                       "ktree"};
+static const char *const reason_names[COLL_RDMA_NREASONS] = {"forced", "too_large", "datatype",
+                                                             "op", "window"};
+
+void mca_coll_rdma_output(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "[coll/rdma] rank %u: %s\n", (unsigned) OMPI_PROC_MY_NAME->vpid, line);
+}
+
+static void reg_int(const char *name, const char *help, int level, int *storage)
+{
+    (void) mca_base_component_var_register(&mca_coll_rdma_component.super.collm_version, name, help,
+                                           MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, level,
+                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static void reg_size(const char *name, const char *help, size_t *storage)
+{
+    (void) mca_base_component_var_register(&mca_coll_rdma_component.super.collm_version, name, help,
+                                           MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5,
+                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+/* An *_algorithm enum parameter offering auto, fallback and `alg`. */
+static void reg_alg(int coll, int alg, const char *help)
+{
+    mca_base_var_enum_value_t values[] = {{COLL_RDMA_ALG_AUTO, "auto"},
+                                          {COLL_RDMA_ALG_FALLBACK, "fallback"},
+                                          {alg, alg_names[alg]},
+                                          {0, NULL}};
+    mca_base_var_enum_t *enumerator = NULL;
+    char name[64], enum_name[80];
+
+    snprintf(name, sizeof(name), "%s_algorithm", coll_names[coll]);
+    snprintf(enum_name, sizeof(enum_name), "coll_rdma_%s_algorithms", coll_names[coll]);
+    (void) mca_base_var_enum_create(enum_name, values, &enumerator);
+    (void) mca_base_component_var_register(&mca_coll_rdma_component.super.collm_version, name, help,
+                                           MCA_BASE_VAR_TYPE_INT, enumerator, 0, 0,
+                                           OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+                                           &mca_coll_rdma_component.config.alg[coll]);
+    OBJ_RELEASE(enumerator);
+}
+
+static int rdma_register(void)
+{
+    mca_coll_rdma_component_t *c = &mca_coll_rdma_component;
+    coll_rdma_config_t *cfg = &c->config;
+
+    reg_int("priority",
+            "Priority of coll/rdma (0-100; negative disables it). Functions it does not provide, "
+            "and every call it does not serve, go to the component of next lower priority",
+            OPAL_INFO_LVL_6, &c->priority);
+    reg_int("verbose",
+            "0: silent; 1: print per-process statistics at MPI_Finalize (calls served per "
+            "collective and algorithm, fallbacks by reason) and why coll/rdma stepped aside; 2: "
+            "also op self-test findings",
+            OPAL_INFO_LVL_5, &c->verbose);
+    reg_int("min_comm_size",
+            "Smallest communicator (in ranks) that coll/rdma serves; it never serves fewer than 2",
+            OPAL_INFO_LVL_6, &c->min_comm_size);
+    reg_int("poll_spins",
+            "Polls of a sequence word between two calls of opal_progress() in a wait (which "
+            "yields the core when ranks outnumber cores)",
+            OPAL_INFO_LVL_9, &c->poll_spins);
+    reg_alg(COLL_RDMA_BARRIER, COLL_RDMA_ALG_NWAY,
+            "MPI_Barrier algorithm: auto, fallback (previous component), nway (n-way "
+            "dissemination)");
+    reg_int("barrier_nway_n",
+            "n of the n-way dissemination barrier: signals per rank and round; ceil(log_{n+1} P) "
+            "rounds",
+            OPAL_INFO_LVL_5, &cfg->barrier_nway_n);
+    reg_alg(COLL_RDMA_BCAST, COLL_RDMA_ALG_KNOMIAL,
+            "MPI_Bcast algorithm: auto, fallback (previous component), knomial (k-nomial tree)");
+    reg_int("bcast_radix", "Radix k of the k-nomial bcast tree (>= 2)", OPAL_INFO_LVL_5,
+            &cfg->bcast_radix);
+    reg_int("bcast_slots",
+            "Bcast slots per rank and communicator (>= 2): a root may run this many bcasts ahead "
+            "of the slowest receiver before it waits for credit",
+            OPAL_INFO_LVL_6, &cfg->bcast_slots);
+    reg_size("bcast_max_bytes",
+             "Largest MPI_Bcast (bytes) that coll/rdma serves; larger ones fall back. Each bcast "
+             "slot holds this many bytes",
+             &cfg->bcast_max_bytes);
+    reg_alg(COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_KTREE,
+            "MPI_Allreduce algorithm: auto, fallback (previous component), ktree (Gupta's "
+            "degree-k tree: reduce to rank 0, then the result down the same tree)");
+    reg_int("allreduce_ktree_degree",
+            "Degree k of the allreduce tree (>= 1): a (k+1)-nomial tree, k children per node "
+            "and round",
+            OPAL_INFO_LVL_5, &cfg->allreduce_ktree_degree);
+    reg_size("allreduce_max_bytes",
+             "Largest MPI_Allreduce (bytes) that coll/rdma serves; larger ones fall back",
+             &cfg->allreduce_max_bytes);
+    return OMPI_SUCCESS;
+}
+
+/* Clamp a parameter to its valid range, saying so. */
+static void clamp(const char *name, int *value, int lo, int hi)
+{
+    int v = *value < lo ? lo : (*value > hi ? hi : *value);
+    if (v != *value) {
+        mca_coll_rdma_output("warning: coll_rdma_%s = %d is out of range [%d, %d]; using %d", name,
+                             *value, lo, hi, v);
+        *value = v;
+    }
+}
+
+static int rdma_open(void)
+{
+    coll_rdma_config_t *cfg = &mca_coll_rdma_component.config;
+
+    clamp("barrier_nway_n", &cfg->barrier_nway_n, 1, 64);
+    clamp("bcast_radix", &cfg->bcast_radix, 2, 64);
+    clamp("bcast_slots", &cfg->bcast_slots, 2, 1024);
+    clamp("allreduce_ktree_degree", &cfg->allreduce_ktree_degree, 1, 63);
+    clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
+    return OMPI_SUCCESS;
+}
+
+static void print_statistics(void)
+{
+    mca_coll_rdma_component_t *c = &mca_coll_rdma_component;
+
+    for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
+        uint64_t fallbacks = 0;
+        char reasons[256];
+        int len = 0;
+
+        for (int alg = COLL_RDMA_ALG_NWAY; alg < COLL_RDMA_NALGS; ++alg) {
+            if (c->served_calls[coll][alg] > 0) {
+                mca_coll_rdma_output("%s %s: calls=%llu bytes=%llu", coll_names[coll],
+                                     alg_names[alg], (unsigned long long) c->served_calls[coll][alg],
+                                     (unsigned long long) c->served_bytes[coll][alg]);
+            }
+        }
+        for (int why = 0; why < COLL_RDMA_NREASONS; ++why) {
+            fallbacks += c->fallback_calls[coll][why];
+            len += snprintf(reasons + len, sizeof(reasons) - len, " %s=%llu", reason_names[why],
+                            (unsigned long long) c->fallback_calls[coll][why]);
+        }
+        if (fallbacks > 0) {
+            mca_coll_rdma_output("%s fallback: calls=%llu%s", coll_names[coll],
+                                 (unsigned long long) fallbacks, reasons);
+        }
+    }
+}
+
+static int rdma_close(void)
+{
+    if (mca_coll_rdma_component.verbose >= 1) {
+        print_statistics();
+    }
+    coll_rdma_ucx_fini();
+    return OMPI_SUCCESS;
+}
+
+static int rdma_init_query(bool enable_progress_threads, bool enable_mpi_threads)
+{
+    (void) enable_progress_threads;
+    (void) enable_mpi_threads;
+    return OMPI_SUCCESS;
+}

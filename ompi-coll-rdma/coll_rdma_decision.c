@@ -1,0 +1,60 @@
+/*
+ * coll/rdma decision layer: per call, an algorithm or the fallback.
+ *
+ * Every input is either part of the configuration that all ranks agreed on
+ * at window setup or an argument that MPI requires to match across ranks
+ * (total bytes, op), so all ranks of a communicator decide alike.
+ */
+#include "ompi_config.h"
+
+#include "coll_rdma.h"
+
+static int fallback(int *why, int reason)
+{
+    *why = reason;
+    return COLL_RDMA_ALG_FALLBACK;
+}
+
+int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, int *why)
+{
+    (void) comm_size;
+    if (COLL_RDMA_ALG_FALLBACK == cfg->alg[COLL_RDMA_BARRIER]) {
+        return fallback(why, COLL_RDMA_WHY_FORCED);
+    }
+    return COLL_RDMA_ALG_NWAY;
+}
+
+int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
+                           bool contiguous, int *why)
+{
+    (void) comm_size;
+    if (COLL_RDMA_ALG_FALLBACK == cfg->alg[COLL_RDMA_BCAST]) {
+        return fallback(why, COLL_RDMA_WHY_FORCED);
+    }
+    if (!contiguous) {
+        return fallback(why, COLL_RDMA_WHY_DATATYPE);
+    }
+    if (bytes > cfg->bcast_max_bytes) {
+        return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+    }
+    return COLL_RDMA_ALG_KNOMIAL;
+}
+
+int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
+                               bool contiguous_predefined, bool reducible_op, int *why)
+{
+    (void) comm_size;
+    if (COLL_RDMA_ALG_FALLBACK == cfg->alg[COLL_RDMA_ALLREDUCE]) {
+        return fallback(why, COLL_RDMA_WHY_FORCED);
+    }
+    if (!contiguous_predefined) {
+        return fallback(why, COLL_RDMA_WHY_DATATYPE);
+    }
+    if (!reducible_op) {
+        return fallback(why, COLL_RDMA_WHY_OP);
+    }
+    if (bytes > cfg->allreduce_max_bytes) {
+        return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+    }
+    return COLL_RDMA_ALG_KTREE;
+}

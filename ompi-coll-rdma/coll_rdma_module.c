@@ -1,0 +1,333 @@
+/*
+ * coll/rdma module: one per communicator.  Saves the previous component's
+ * functions (the fallback of every call), sets the window up at the first
+ * collective, asks the decision layer per call and counts what it served.
+ */
+#include "ompi_config.h"
+
+#include "coll_rdma.h"
+#include "coll_rdma_window.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompi/mca/coll/base/base.h"
+
+/* ---- configuration agreement ------------------------------------------- */
+
+/* Parameters whose values every rank must share, with their MCA names. */
+#define CONFIG_FIELDS(X)                                     \
+    X(barrier_algorithm, alg[COLL_RDMA_BARRIER])             \
+    X(bcast_algorithm, alg[COLL_RDMA_BCAST])                 \
+    X(allreduce_algorithm, alg[COLL_RDMA_ALLREDUCE])         \
+    X(barrier_nway_n, barrier_nway_n)                        \
+    X(bcast_radix, bcast_radix)                              \
+    X(bcast_slots, bcast_slots)                              \
+    X(bcast_max_bytes, bcast_max_bytes)                      \
+    X(allreduce_ktree_degree, allreduce_ktree_degree)        \
+    X(allreduce_max_bytes, allreduce_max_bytes)
+
+#define X_COUNT(name, field) +1
+enum { NCONFIG = 0 CONFIG_FIELDS(X_COUNT) };
+
+typedef struct setup_header {
+    int64_t ok;           /* window allocated and UCX up on this rank */
+    int64_t blob_bytes;   /* size of this rank's exchange blob */
+    int64_t config[NCONFIG];
+} setup_header_t;
+
+static void config_pack(const coll_rdma_config_t *cfg, int64_t *out)
+{
+    int i = 0;
+#define X_PACK(name, field) out[i++] = (int64_t) cfg->field;
+    CONFIG_FIELDS(X_PACK)
+#undef X_PACK
+}
+
+static const char *const config_names[NCONFIG] = {
+#define X_NAME(name, field) "coll_rdma_" #name,
+    CONFIG_FIELDS(X_NAME)
+#undef X_NAME
+};
+
+/* ---- window setup -------------------------------------------------------- */
+
+static int exchange(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, const void *mine,
+                    void *all, size_t bytes)
+{
+    return m->previous_allgather(mine, (int) bytes, MPI_BYTE, all, (int) bytes, MPI_BYTE, comm,
+                                 m->previous_allgather_module);
+}
+
+/* Whether every rank reported ok and the same configuration; warns once. */
+static bool headers_agree(const setup_header_t *headers, int size, int rank)
+{
+    for (int i = 0; i < size; ++i) {
+        if (!headers[i].ok) {
+            return false;
+        }
+        for (int f = 0; f < NCONFIG; ++f) {
+            if (headers[i].config[f] != headers[0].config[f]) {
+                if (0 == rank) {
+                    mca_coll_rdma_output("warning: %s differs between ranks (%lld at rank 0, %lld "
+                                         "at rank %d); coll/rdma falls back on this communicator",
+                                         config_names[f], (long long) headers[0].config[f],
+                                         (long long) headers[i].config[f], i);
+                }
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/*
+ * Collective over comm: allocate this rank's window and connect to every
+ * peer's.  Every step ends with an agreement, so all ranks leave with the
+ * same state.  Uses only the saved previous allgather(v).
+ */
+static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm)
+{
+    int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    const coll_rdma_config_t *cfg = &mca_coll_rdma_component.config;
+    coll_rdma_window_t *win = NULL;
+    setup_header_t mine, *headers = calloc(size, sizeof(*headers));
+    int *counts = calloc(size, sizeof(int)), *displs = calloc(size, sizeof(int));
+    int64_t ok, *oks = calloc(size, sizeof(int64_t));
+    char *blobs = NULL, *blob = NULL;
+    size_t total = 0;
+    bool agreed = false;
+    int rc;
+
+    memset(&mine, 0, sizeof(mine));
+    if (NULL != headers && NULL != counts && NULL != displs && NULL != oks
+        && OMPI_SUCCESS == coll_rdma_ucx_init()) {
+        coll_rdma_op_selftest();
+        win = coll_rdma_window_alloc(cfg, size, rank);
+    }
+    if (NULL != win) {
+        mine.ok = 1;
+        mine.blob_bytes = (int64_t) coll_rdma_window_blob_size(win);
+    }
+    config_pack(cfg, mine.config);
+    if (NULL == headers) {
+        /* cannot even take part in the agreement: the job cannot go on */
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    rc = exchange(m, comm, &mine, headers, sizeof(mine));
+    if (OMPI_SUCCESS != rc) {
+        goto out;
+    }
+    if (headers_agree(headers, size, rank)) {
+        for (int i = 0; i < size; ++i) {
+            counts[i] = (int) headers[i].blob_bytes;
+            displs[i] = (int) total;
+            total += (size_t) headers[i].blob_bytes;
+        }
+        blobs = malloc(total);
+        blob = malloc(mine.blob_bytes);
+        if (NULL == blobs || NULL == blob) {
+            /* peers are already in the allgatherv: nothing sane is left */
+            rc = OMPI_ERR_OUT_OF_RESOURCE;
+            goto out;
+        }
+        coll_rdma_window_pack(win, blob);
+        rc = m->previous_allgatherv(blob, counts[rank], MPI_BYTE, blobs, counts, displs, MPI_BYTE,
+                                    comm, m->previous_allgatherv_module);
+        if (OMPI_SUCCESS != rc) {
+            goto out;
+        }
+        ok = OMPI_SUCCESS == coll_rdma_window_attach(win, comm, blobs, displs);
+        /* a peer that failed to connect must not be written to by others */
+        rc = exchange(m, comm, &ok, oks, sizeof(ok));
+        if (OMPI_SUCCESS != rc) {
+            goto out;
+        }
+        agreed = true;
+        for (int i = 0; i < size; ++i) {
+            agreed = agreed && oks[i];
+        }
+    }
+out:
+    if (agreed) {
+        m->window = win;
+        m->window_state = COLL_RDMA_WINDOW_READY;
+    } else {
+        coll_rdma_window_free(win);
+        m->window_state = COLL_RDMA_WINDOW_FAILED;
+        if (mca_coll_rdma_component.verbose >= 1 && 0 == rank) {
+            mca_coll_rdma_output("no window on communicator %s (size %d): every call falls back",
+                                 comm->c_name, size);
+        }
+    }
+    free(headers);
+    free(counts);
+    free(displs);
+    free(oks);
+    free(blobs);
+    free(blob);
+    return rc;
+}
+
+/* The window of this communicator, set up on first use; NULL: fall back. */
+static inline bool window_ready(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm)
+{
+    if (OPAL_UNLIKELY(COLL_RDMA_WINDOW_NONE == m->window_state)) {
+        (void) window_setup(m, comm);
+    }
+    return COLL_RDMA_WINDOW_READY == m->window_state;
+}
+
+/* ---- statistics ------------------------------------------------------------ */
+
+static inline void count_served(int coll, int alg, size_t bytes)
+{
+    mca_coll_rdma_component.served_calls[coll][alg]++;
+    mca_coll_rdma_component.served_bytes[coll][alg] += bytes;
+}
+
+static inline void count_fallback(int coll, int why)
+{
+    mca_coll_rdma_component.fallback_calls[coll][why]++;
+}
+
+/* ---- entry points ------------------------------------------------------------ */
+
+static int rdma_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
+    int why = COLL_RDMA_WHY_WINDOW;
+    int alg = window_ready(m, comm) ? coll_rdma_decide_barrier(&mca_coll_rdma_component.config,
+                                                               ompi_comm_size(comm), &why)
+                                    : COLL_RDMA_ALG_FALLBACK;
+
+    if (COLL_RDMA_ALG_FALLBACK == alg) {
+        count_fallback(COLL_RDMA_BARRIER, why);
+        return m->previous_barrier(comm, m->previous_barrier_module);
+    }
+    count_served(COLL_RDMA_BARRIER, alg, 0);
+    return coll_rdma_barrier_nway(m, comm);
+}
+
+static int rdma_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+                      struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
+    size_t bytes = (size_t) count * dtype->super.size;
+    int why = COLL_RDMA_WHY_WINDOW;
+    int alg = COLL_RDMA_ALG_FALLBACK;
+
+    if (window_ready(m, comm)) {
+        alg = coll_rdma_decide_bcast(&mca_coll_rdma_component.config, ompi_comm_size(comm), bytes,
+                                     ompi_datatype_is_contiguous_memory_layout(dtype, count), &why);
+    }
+    if (COLL_RDMA_ALG_FALLBACK == alg) {
+        count_fallback(COLL_RDMA_BCAST, why);
+        return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
+    }
+    count_served(COLL_RDMA_BCAST, alg, bytes);
+    if (0 == bytes) {
+        return OMPI_SUCCESS;
+    }
+    return coll_rdma_bcast_knomial((char *) buf + dtype->super.true_lb, bytes, root, m, comm);
+}
+
+static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                          struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                          mca_coll_base_module_t *module)
+{
+    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
+    size_t bytes = (size_t) count * dtype->super.size;
+    int why = COLL_RDMA_WHY_WINDOW;
+    int alg = COLL_RDMA_ALG_FALLBACK;
+
+    if (window_ready(m, comm)) {
+        bool predefined = ompi_datatype_is_predefined(dtype)
+                          && ompi_datatype_is_contiguous_memory_layout(dtype, count);
+        alg = coll_rdma_decide_allreduce(&mca_coll_rdma_component.config, ompi_comm_size(comm),
+                                         bytes, predefined,
+                                         predefined && coll_rdma_op_supported(op, dtype), &why);
+    }
+    if (COLL_RDMA_ALG_FALLBACK == alg) {
+        count_fallback(COLL_RDMA_ALLREDUCE, why);
+        return m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
+                                     m->previous_allreduce_module);
+    }
+    count_served(COLL_RDMA_ALLREDUCE, alg, bytes);
+    if (0 == bytes) {
+        return OMPI_SUCCESS;
+    }
+    return coll_rdma_allreduce_ktree(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
+}
+
+/* ---- module life ------------------------------------------------------------- */
+
+#define SAVE_PREVIOUS(m, comm, name)                                                    \
+    do {                                                                                \
+        (m)->previous_##name = COLL_RDMA_COMM_TABLE(comm)->coll_##name;                \
+        (m)->previous_##name##_module = COLL_RDMA_COMM_TABLE(comm)->coll_##name##_module; \
+        if (NULL == (m)->previous_##name || NULL == (m)->previous_##name##_module) {    \
+            return OMPI_ERROR;                                                          \
+        }                                                                               \
+        OBJ_RETAIN((m)->previous_##name##_module);                                      \
+    } while (0)
+
+/* Modules are enabled lowest priority first: the table now holds what the
+ * components below us chose, which is our fallback. */
+static int rdma_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
+{
+    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
+
+    SAVE_PREVIOUS(m, comm, barrier);
+    SAVE_PREVIOUS(m, comm, bcast);
+    SAVE_PREVIOUS(m, comm, allreduce);
+    SAVE_PREVIOUS(m, comm, allgather);
+    SAVE_PREVIOUS(m, comm, allgatherv);
+    return OMPI_SUCCESS;
+}
+
+static void rdma_module_construct(mca_coll_rdma_module_t *m)
+{
+    memset((char *) m + sizeof(m->super), 0, sizeof(*m) - sizeof(m->super));
+}
+
+static void rdma_module_destruct(mca_coll_rdma_module_t *m)
+{
+    coll_rdma_window_free(m->window);
+    m->window = NULL;
+    if (NULL != m->previous_barrier_module) OBJ_RELEASE(m->previous_barrier_module);
+    if (NULL != m->previous_bcast_module) OBJ_RELEASE(m->previous_bcast_module);
+    if (NULL != m->previous_allreduce_module) OBJ_RELEASE(m->previous_allreduce_module);
+    if (NULL != m->previous_allgather_module) OBJ_RELEASE(m->previous_allgather_module);
+    if (NULL != m->previous_allgatherv_module) OBJ_RELEASE(m->previous_allgatherv_module);
+}
+
+OBJ_CLASS_INSTANCE(mca_coll_rdma_module_t, mca_coll_base_module_t, rdma_module_construct,
+                   rdma_module_destruct);
+
+mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *comm, int *priority)
+{
+    mca_coll_rdma_component_t *c = &mca_coll_rdma_component;
+    mca_coll_rdma_module_t *m;
+
+    if (OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < c->min_comm_size
+        || ompi_comm_size(comm) < 2 || c->priority < 0) {
+        return NULL;
+    }
+    if (ompi_mpi_thread_multiple) {
+        if (c->verbose >= 1) {
+            mca_coll_rdma_output("MPI_THREAD_MULTIPLE is not supported: coll/rdma steps aside");
+        }
+        return NULL;
+    }
+    m = OBJ_NEW(mca_coll_rdma_module_t);
+    if (NULL == m) {
+        return NULL;
+    }
+    m->super.coll_module_enable = rdma_module_enable;
+    m->super.coll_barrier = rdma_barrier;
+    m->super.coll_bcast = rdma_bcast;
+    m->super.coll_allreduce = rdma_allreduce;
+    *priority = c->priority;
+    return &m->super;
+}

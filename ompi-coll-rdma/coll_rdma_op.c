@@ -1,0 +1,117 @@
+/*
+ * coll/rdma reductions: Open MPI's op framework, guarded by a self-test.
+ *
+ * Some installations ship op functions that are wrong for some types
+ * (Debian's Open MPI 4.1.4 op/avx saturates 8-bit integer SUM once the count
+ * reaches a vector width; DESIGN.md rule 7).  Once per process, every
+ * installed intrinsic function for an integer type is compared with Open
+ * MPI's base (non-vectorized) function on the same inputs; pairs that differ
+ * are then reduced with the base function.  Floating-point types are not
+ * compared: vector and scalar code may legitimately differ in NaN payloads.
+ */
+#include "ompi_config.h"
+
+#include "coll_rdma.h"
+
+#include <string.h>
+
+#include "ompi/mca/op/base/base.h"
+#include "ompi/mca/op/base/functions.h"
+
+/* Elements per self-test vector: covers 512-bit vectors of 8-bit types
+ * several times plus a ragged tail. */
+#define SELFTEST_COUNT 301
+
+static bool use_base[OMPI_OP_BASE_FORTRAN_OP_MAX][OMPI_OP_BASE_TYPE_MAX];
+static bool selftest_done = false;
+
+/* Pseudo-random bytes, deterministic (xorshift64). */
+static void fill(unsigned char *buf, size_t bytes, uint64_t seed)
+{
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+
+    for (size_t i = 0; i < bytes; ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        buf[i] = (unsigned char) x;
+    }
+}
+
+static void selftest_pair(ompi_op_t *op, ompi_datatype_t *dtype)
+{
+    int f = op->o_f_to_c_index, t = ompi_op_ddt_map[dtype->id];
+    ompi_op_base_handler_fn_t base;
+    unsigned char in[SELFTEST_COUNT * 8], mine[SELFTEST_COUNT * 8], ref[SELFTEST_COUNT * 8];
+    size_t size = dtype->super.size;
+
+    if (f <= 0 || f >= OMPI_OP_BASE_FORTRAN_OP_MAX || t < 0 || size > 8
+        || NULL == op->o_func.intrinsic.fns[t]) {
+        return;
+    }
+    base = ompi_op_base_functions[f][t];
+    if (NULL == base || (void *) base == (void *) op->o_func.intrinsic.fns[t]) {
+        return;
+    }
+    for (int count = 1; count <= SELFTEST_COUNT && !use_base[f][t]; count += count < 80 ? 1 : 37) {
+        int n = count;
+        fill(in, count * size, (uint64_t) count * 131 + t);
+        fill(mine, count * size, (uint64_t) count * 71 + f);
+        memcpy(ref, mine, count * size);
+        ompi_op_reduce(op, in, mine, count, dtype);
+        base(in, ref, &n, &dtype, NULL);
+        if (0 != memcmp(mine, ref, count * size)) {
+            use_base[f][t] = true;
+            if (mca_coll_rdma_component.verbose >= 2) {
+                mca_coll_rdma_output("op %s on %s fails the self-test at count %d: using the base "
+                                     "function",
+                                     op->o_name, dtype->name, count);
+            }
+        }
+    }
+}
+
+void coll_rdma_op_selftest(void)
+{
+    ompi_op_t *ops[] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND,
+                        MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR};
+    ompi_datatype_t *types[] = {MPI_INT8_T,  MPI_UINT8_T, MPI_INT16_T, MPI_UINT16_T,
+                                MPI_INT32_T, MPI_UINT32_T, MPI_INT64_T, MPI_UINT64_T,
+                                MPI_LONG,    MPI_UNSIGNED_LONG, MPI_BYTE};
+
+    if (selftest_done) {
+        return;
+    }
+    selftest_done = true;
+    for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); ++o) {
+        for (size_t d = 0; d < sizeof(types) / sizeof(types[0]); ++d) {
+            selftest_pair(ops[o], types[d]);
+        }
+    }
+}
+
+bool coll_rdma_op_supported(ompi_op_t *op, ompi_datatype_t *dtype)
+{
+    int t;
+
+    if (!ompi_op_is_intrinsic(op) || !ompi_op_is_commute(op)
+        || !ompi_datatype_is_predefined(dtype)) {
+        return false;
+    }
+    t = ompi_op_ddt_map[dtype->id];
+    return t >= 0 && NULL != op->o_func.intrinsic.fns[t];
+}
+
+void coll_rdma_op_reduce(ompi_op_t *op, const void *source, void *target, size_t count,
+                         ompi_datatype_t *dtype)
+{
+    int f = op->o_f_to_c_index, t = ompi_op_ddt_map[dtype->id];
+
+    if (OPAL_UNLIKELY(f > 0 && f < OMPI_OP_BASE_FORTRAN_OP_MAX && use_base[f][t])
+        && count <= INT_MAX) {
+        int n = (int) count;
+        ompi_op_base_functions[f][t]((void *) source, target, &n, &dtype, NULL);
+        return;
+    }
+    ompi_op_reduce(op, (void *) source, target, count, dtype);
+}

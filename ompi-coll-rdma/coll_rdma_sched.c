@@ -1,0 +1,115 @@
+/*
+ * coll/rdma schedules (see coll_rdma_sched.h).  Pure integer arithmetic.
+ */
+#include "coll_rdma_sched.h"
+
+#include <stddef.h>
+
+int coll_rdma_sched_rounds(int size, int base)
+{
+    int rounds = 0;
+    long long span = 1;
+
+    while (span < size) {
+        span *= base;
+        ++rounds;
+    }
+    return rounds;
+}
+
+int coll_rdma_knomial_level(int vrank, int size, int radix)
+{
+    int level = 0;
+
+    if (0 == vrank) {
+        return coll_rdma_sched_rounds(size, radix);
+    }
+    while (0 == vrank % radix) {
+        vrank /= radix;
+        ++level;
+    }
+    return level;
+}
+
+int coll_rdma_knomial_parent(int vrank, int size, int radix)
+{
+    long long place = 1;
+    int level;
+
+    if (0 == vrank) {
+        return -1;
+    }
+    level = coll_rdma_knomial_level(vrank, size, radix);
+    while (level-- > 0) {
+        place *= radix;
+    }
+    /* clear the lowest nonzero digit */
+    return (int) (vrank - ((vrank / place) % radix) * place);
+}
+
+int coll_rdma_knomial_max_children(int size, int radix)
+{
+    return (radix - 1) * coll_rdma_sched_rounds(size, radix);
+}
+
+int coll_rdma_knomial_children(int vrank, int size, int radix, int *children)
+{
+    int level = coll_rdma_knomial_level(vrank, size, radix);
+    long long place = 1;
+    int n = 0;
+
+    for (int i = 0; i < level; ++i) {
+        place *= radix;
+    }
+    /* descending round: the largest subtree is served first */
+    for (int i = level - 1; i >= 0; --i) {
+        place /= radix;
+        for (int j = 1; j < radix; ++j) {
+            long long child = vrank + j * place;
+            if (child >= size) {
+                break;
+            }
+            children[n++] = (int) child;
+        }
+    }
+    return n;
+}
+
+int coll_rdma_knomial_child_slot(int vrank, int size, int radix)
+{
+    long long place = 1;
+    int level;
+
+    if (0 == vrank) {
+        return -1;
+    }
+    level = coll_rdma_knomial_level(vrank, size, radix);
+    for (int i = 0; i < level; ++i) {
+        place *= radix;
+    }
+    return level * (radix - 1) + (int) ((vrank / place) % radix) - 1;
+}
+
+int coll_rdma_nway_peers(int rank, int size, int n, int round, int *to, int *from)
+{
+    long long stride = 1;
+    int count = 0;
+
+    for (int r = 0; r < round; ++r) {
+        stride *= n + 1;
+    }
+    for (int j = 1; j <= n; ++j) {
+        long long dist = j * stride;
+        if (dist >= size) {
+            break;
+        }
+        if (NULL != to) {
+            to[count] = (int) ((rank + dist) % size);
+        }
+        if (NULL != from) {
+            from[count] = (int) ((rank - dist % size + size) % size);
+        }
+        ++count;
+    }
+    return count;
+}

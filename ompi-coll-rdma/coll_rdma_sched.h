@@ -1,0 +1,83 @@
+/*
+ * coll/rdma schedules: pure arithmetic, no MPI, no I/O.
+ *
+ * Every function here maps (rank, communicator size, radix, round) to peers
+ * or slot indices.  The algorithms layer drives the window with these
+ * answers; tests/unit/test_sched.c checks them exhaustively.
+ *
+ * Terms: "vrank" is a rank relative to the root, (rank - root + size) % size.
+ */
+#ifndef COLL_RDMA_SCHED_H
+#define COLL_RDMA_SCHED_H
+
+/** Upper bound on rounds of any schedule here (radix >= 2, size < 2^31). */
+#define COLL_RDMA_SCHED_MAX_ROUNDS 32
+
+/**
+ * Number of rounds of a radix-`base` schedule over `size` ranks:
+ * ceil(log_base(size)), 0 for size <= 1.  base >= 2.
+ */
+int coll_rdma_sched_rounds(int size, int base);
+
+/*
+ * ---- k-nomial tree (radix k >= 2) rooted at vrank 0 ----
+ *
+ * In round i (i = 0 .. rounds-1) every vrank v whose digits 0..i in base k
+ * are all zero owns subtree [v, v + k^(i+1)) and hands the sub-subtrees
+ * v + j*k^i (j = 1 .. k-1) to their roots.  So the parent of v > 0 is v with
+ * its lowest nonzero base-k digit cleared, and v's children are
+ * v + j*k^i for every i below that digit.  Used top-down by broadcast and
+ * bottom-up by reduce (Gupta's degree-d tree is the (d+1)-nomial tree,
+ * seed 003 section 6.3; k-nomial bcast, seed 002 section 2.3.3).
+ */
+
+/** Parent vrank of `vrank` in the radix-`radix` tree, -1 for vrank 0. */
+int coll_rdma_knomial_parent(int vrank, int size, int radix);
+
+/**
+ * Round in which `vrank` receives from its parent (position of its lowest
+ * nonzero base-radix digit).  For vrank 0 returns rounds(size, radix).
+ */
+int coll_rdma_knomial_level(int vrank, int size, int radix);
+
+/**
+ * Children of `vrank`, written to children[] in broadcast order (largest
+ * subtree first: descending round, ascending j).  Returns how many; never
+ * more than coll_rdma_knomial_max_children(size, radix).
+ */
+int coll_rdma_knomial_children(int vrank, int size, int radix, int *children);
+
+/** Largest number of children any vrank can have: (radix-1) * rounds. */
+int coll_rdma_knomial_max_children(int size, int radix);
+
+/**
+ * Index of the slot that child `vrank` writes at its parent during a
+ * bottom-up (reduce) phase: level*(radix-1) + (digit-1), in
+ * [0, max_children).  Distinct for distinct children of one parent.
+ * -1 for vrank 0.
+ */
+int coll_rdma_knomial_child_slot(int vrank, int size, int radix);
+
+/*
+ * ---- n-way dissemination (Hoefler et al.; seed 002 section 2.8) ----
+ *
+ * rounds = ceil(log_{n+1}(size)).  In round r rank i signals
+ * i + j*(n+1)^r and hears from i - j*(n+1)^r (mod size), for the
+ * j = 1..n with j*(n+1)^r < size: the larger j would only repeat
+ * knowledge a smaller one already brings.
+ */
+
+/**
+ * Peers of `rank` in `round`: to[j-1] receives from us, from[j-1] sends to
+ * us.  Returns the number of peers in this round (0 .. n).  Either array may
+ * be NULL.
+ */
+int coll_rdma_nway_peers(int rank, int size, int n, int round, int *to, int *from);
+
+/** Flag slot index for (round, j) with j in 1..n: round*n + j-1. */
+static inline int coll_rdma_nway_slot(int n, int round, int j)
+{
+    return round * n + (j - 1);
+}
+
+#endif /* COLL_RDMA_SCHED_H */

@@ -1,0 +1,62 @@
+/*
+ * coll/rdma transport: one UCP context and worker per process (created at
+ * the first window), endpoints cached per peer process, windows allocated
+ * by UCX so that puts are truly one-sided (DESIGN.md section 3).
+ */
+#ifndef COLL_RDMA_UCX_H
+#define COLL_RDMA_UCX_H
+
+#include "ompi_config.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <ucp/api/ucp.h>
+
+#include "ompi/proc/proc.h"
+
+/** The process-wide worker, valid after coll_rdma_ucx_init() succeeded. */
+extern ucp_worker_h coll_rdma_ucx_worker;
+
+/**
+ * Create the UCP context and worker once per process.  Idempotent; a failure
+ * is remembered and returned again without retrying.  Returns OMPI_SUCCESS or
+ * OMPI_ERR_NOT_AVAILABLE (reason printed at coll_rdma_verbose >= 1).
+ */
+int coll_rdma_ucx_init(void);
+
+/** Close endpoints, worker and context (component close). */
+void coll_rdma_ucx_fini(void);
+
+/** This worker's address (owned by the transport): *len bytes at *addr. */
+void coll_rdma_ucx_worker_address(const void **addr, size_t *len);
+
+/**
+ * Endpoint to `proc` whose worker address is `addr`; created once and cached
+ * per process for every communicator.  Returns OMPI_SUCCESS or OMPI_ERROR.
+ */
+int coll_rdma_ucx_ep(ompi_proc_t *proc, const void *addr, ucp_ep_h *ep);
+
+/**
+ * Allocate and register `bytes` of window memory (UCP_MEM_MAP_ALLOCATE) and
+ * pack its rkey (*rkey_buf to be released with ucp_rkey_buffer_release).
+ * Returns OMPI_SUCCESS or OMPI_ERR_OUT_OF_RESOURCE.
+ */
+int coll_rdma_ucx_mem_alloc(size_t bytes, ucp_mem_h *memh, void **base, void **rkey_buf,
+                            size_t *rkey_len);
+
+/**
+ * Wait until every put and get issued by this process completed remotely.
+ * Returns OMPI_SUCCESS or OMPI_ERROR.
+ */
+int coll_rdma_ucx_flush(void);
+
+/** Unregister and free window memory from coll_rdma_ucx_mem_alloc(). */
+void coll_rdma_ucx_mem_free(ucp_mem_h memh);
+
+/**
+ * Ask that the worker be progressed from opal_progress(): needed once any
+ * peer is reached by emulated (non-direct) RMA, whose target must progress.
+ */
+void coll_rdma_ucx_want_progress(void);
+
+#endif /* COLL_RDMA_UCX_H */

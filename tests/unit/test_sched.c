@@ -1,0 +1,640 @@
+/*
+ * Exhaustive unit test for the pure schedule code of coll/rdma
+ * (coll_rdma_sched.h / coll_rdma_sched.c).  No MPI, no external libraries.
+ *
+ *   gcc -O2 -std=c99 -Wall -Wextra -I ompi-coll-rdma \
+ *       tests/unit/test_sched.c ompi-coll-rdma/coll_rdma_sched.c -o test_sched
+ *
+ * Every (check family, P, radix-or-n) combination is one case.  Sizes
+ * P = 1..MAX_P, tree radix 2..8, n-way n = 1..8.  Prints one line per
+ * failure (at most MAX_REPORT) and finally "N passed, M failed"; exits
+ * non-zero when M > 0.
+ */
+#include "coll_rdma_sched.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_P      300
+#define MIN_RADIX  2
+#define MAX_RADIX  8
+#define MAX_N      8
+#ifndef MAX_REPORT
+#define MAX_REPORT 20 /* failure lines printed */
+#endif
+#define GUARD      8                 /* sentinel slots past the output */
+#define SENTINEL   (-12345)
+#define WORDS      ((MAX_P + 63) / 64)
+#define MAXCH      (MAX_RADIX * COLL_RDMA_SCHED_MAX_ROUNDS)
+
+static int n_passed, n_failed, n_reported;
+static int case_bad;                 /* current case already failed */
+static const char *case_name;
+static int case_p, case_k;
+
+static void begin_case(const char *name, int p, int k)
+{
+    case_name = name;
+    case_p = p;
+    case_k = k;
+    case_bad = 0;
+}
+
+static void end_case(void)
+{
+    if (case_bad) {
+        ++n_failed;
+    } else {
+        ++n_passed;
+    }
+}
+
+/* Record a failure; returns 0 so callers can write `return fail(...)`. */
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+
+    case_bad = 1;
+    if (n_reported++ >= MAX_REPORT) {
+        return 0;
+    }
+    printf("FAIL %s P=%d k=%d: ", case_name, case_p, case_k);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    return 0;
+}
+
+#define CHECK(cond, ...) do { if (!(cond)) { fail(__VA_ARGS__); } } while (0)
+/* Stop the current case after its first failure (avoids cascades). */
+#define REQUIRE(cond, ...) do { if (!(cond)) { fail(__VA_ARGS__); return; } } while (0)
+
+/* ---- independent reference arithmetic ---- */
+
+/* smallest r with base^r >= size (0 for size <= 1) */
+static int ref_rounds(long long size, int base)
+{
+    int r = 0;
+    long long rem = size;          /* ceil(size / base^r) */
+
+    while (rem > 1) {
+        rem = (rem + base - 1) / base;
+        ++r;
+    }
+    return r;
+}
+
+static long long ipow(int b, int e)
+{
+    long long x = 1;
+    while (e-- > 0) {
+        x *= b;
+    }
+    return x;
+}
+
+/* position of lowest nonzero base-k digit of v > 0 */
+static int ref_level(int v, int k)
+{
+    int l = 0;
+    while (v % k == 0) {
+        v /= k;
+        ++l;
+    }
+    return l;
+}
+
+/* ---- cached tree for one (P, radix) ---- */
+
+static int t_parent[MAX_P], t_level[MAX_P], t_slot[MAX_P];
+static int t_nch[MAX_P], t_ch[MAX_P][MAXCH];
+static int t_rounds, t_maxch;
+
+/* Query the library for the whole tree; checks output-array bounds. */
+static void load_tree(int P, int k)
+{
+    int buf[MAXCH + GUARD];
+
+    t_rounds = coll_rdma_sched_rounds(P, k);
+    t_maxch = coll_rdma_knomial_max_children(P, k);
+    for (int v = 0; v < P; ++v) {
+        t_parent[v] = coll_rdma_knomial_parent(v, P, k);
+        t_level[v] = coll_rdma_knomial_level(v, P, k);
+        t_slot[v] = coll_rdma_knomial_child_slot(v, P, k);
+        for (int i = 0; i < MAXCH + GUARD; ++i) {
+            buf[i] = SENTINEL;
+        }
+        t_nch[v] = coll_rdma_knomial_children(v, P, k, buf);
+        if (t_nch[v] < 0 || t_nch[v] > MAXCH) {
+            t_nch[v] = -1;          /* flagged by structure check */
+            continue;
+        }
+        for (int i = t_nch[v]; i < MAXCH + GUARD; ++i) {
+            if (buf[i] != SENTINEL) {
+                t_nch[v] = -2;      /* wrote past its returned count */
+                break;
+            }
+        }
+        if (t_nch[v] >= 0) {
+            memcpy(t_ch[v], buf, sizeof(int) * (size_t) t_nch[v]);
+        }
+    }
+}
+
+/* rounds, level(0), max_children against reference formulas */
+static void check_tree_rounds(int P, int k)
+{
+    int R = ref_rounds(P, k);
+
+    CHECK(t_rounds == R, "rounds=%d expected ceil(log_%d %d)=%d", t_rounds, k, P, R);
+    CHECK(t_rounds <= COLL_RDMA_SCHED_MAX_ROUNDS, "rounds=%d > MAX_ROUNDS", t_rounds);
+    CHECK(ipow(k, R) >= P && (R == 0 || ipow(k, R - 1) < P),
+          "reference rounds inconsistent");
+    CHECK(t_maxch == (k - 1) * R, "max_children=%d expected %d", t_maxch, (k - 1) * R);
+    CHECK(t_level[0] == R, "level(0)=%d expected rounds=%d", t_level[0], R);
+}
+
+/* parent/children consistency, ranges, duplicates, connectivity, acyclicity */
+static void check_tree_structure(int P, int k)
+{
+    static int seen_as_child[MAX_P], mark[MAX_P];
+    (void) k;
+
+    REQUIRE(t_parent[0] == -1, "parent(0)=%d expected -1", t_parent[0]);
+    memset(seen_as_child, 0, sizeof(seen_as_child));
+    for (int v = 0; v < P; ++v) {
+        REQUIRE(t_nch[v] != -1, "children(%d) returned bad count", v);
+        REQUIRE(t_nch[v] != -2, "children(%d) wrote past its returned count", v);
+        REQUIRE(t_nch[v] <= t_maxch, "children(%d) count %d > max_children %d",
+                v, t_nch[v], t_maxch);
+        memset(mark, 0, sizeof(int) * (size_t) P);
+        for (int i = 0; i < t_nch[v]; ++i) {
+            int c = t_ch[v][i];
+            REQUIRE(c >= 0 && c < P, "child %d of %d out of range", c, v);
+            REQUIRE(c != v, "vrank %d is its own child", v);
+            REQUIRE(!mark[c], "child %d listed twice under %d", c, v);
+            mark[c] = 1;
+            REQUIRE(t_parent[c] == v, "child %d of %d has parent %d", c, v, t_parent[c]);
+            ++seen_as_child[c];
+        }
+    }
+    REQUIRE(seen_as_child[0] == 0, "root listed as a child");
+    for (int v = 1; v < P; ++v) {
+        int p = t_parent[v];
+        REQUIRE(p >= 0 && p < P, "parent(%d)=%d out of range", v, p);
+        REQUIRE(p != v, "parent(%d) is itself", v);
+        REQUIRE(seen_as_child[v] == 1,
+                "vrank %d appears %d times in children lists (parent %d)",
+                v, seen_as_child[v], p);
+    }
+    /* connected + acyclic: every chain reaches 0 within P-1 steps */
+    for (int v = 1; v < P; ++v) {
+        int x = v, steps = 0;
+        while (x != 0 && steps < P) {
+            x = t_parent[x];
+            ++steps;
+        }
+        REQUIRE(x == 0, "vrank %d does not reach root (cycle)", v);
+    }
+}
+
+/* exact match with the documented digit arithmetic */
+static void check_tree_spec(int P, int k)
+{
+    for (int v = 1; v < P; ++v) {
+        int l = ref_level(v, k);
+        long long place = ipow(k, l);
+        int digit = (int) ((v / place) % k);
+        int par = (int) (v - digit * place);
+
+        REQUIRE(t_level[v] == l, "level(%d)=%d expected %d", v, t_level[v], l);
+        REQUIRE(l < t_rounds, "level(%d)=%d >= rounds %d", v, l, t_rounds);
+        REQUIRE(t_parent[v] == par, "parent(%d)=%d expected %d", v, t_parent[v], par);
+        REQUIRE(t_slot[v] == l * (k - 1) + digit - 1, "slot(%d)=%d expected %d",
+                v, t_slot[v], l * (k - 1) + digit - 1);
+    }
+    for (int v = 0; v < P; ++v) {
+        int top = (v == 0) ? t_rounds : ref_level(v, k);
+        int n = 0;
+        for (int i = top - 1; i >= 0; --i) {
+            for (int j = 1; j < k; ++j) {
+                long long c = v + (long long) j * ipow(k, i);
+                if (c >= P) {
+                    break;
+                }
+                REQUIRE(n < t_nch[v] && t_ch[v][n] == c,
+                        "children(%d)[%d]=%d expected %lld", v, n,
+                        n < t_nch[v] ? t_ch[v][n] : -1, c);
+                ++n;
+            }
+        }
+        REQUIRE(n == t_nch[v], "children(%d) count %d expected %d", v, t_nch[v], n);
+    }
+}
+
+/* child slots: distinct per parent, in [0, max_children) */
+static void check_tree_slots(int P, int k)
+{
+    static int used[MAXCH];
+    (void) k;
+
+    CHECK(t_slot[0] == -1, "child_slot(0)=%d expected -1", t_slot[0]);
+    for (int v = 0; v < P; ++v) {
+        if (t_nch[v] < 0) {
+            return;
+        }
+        memset(used, 0, sizeof(used));
+        for (int i = 0; i < t_nch[v]; ++i) {
+            int c = t_ch[v][i], s = t_slot[c];
+            REQUIRE(s >= 0 && s < t_maxch, "slot(%d)=%d not in [0,%d)", c, s, t_maxch);
+            REQUIRE(!used[s], "slot %d used twice among children of %d", s, v);
+            used[s] = 1;
+        }
+    }
+}
+
+/* top-down broadcast: rounds R-1 .. 0, child v receives in round level(v) */
+static void check_tree_bcast(int P, int k)
+{
+    static int have[MAX_P], recv_round[MAX_P], got[MAX_P];
+
+    if (t_nch[0] < 0) {
+        REQUIRE(0, "children lists unusable");
+    }
+    memset(have, 0, sizeof(have));
+    memset(got, 0, sizeof(got));
+    have[0] = 1;
+    for (int v = 1; v < P; ++v) {
+        recv_round[v] = t_level[v];
+        REQUIRE(recv_round[v] >= 0 && recv_round[v] < t_rounds,
+                "vrank %d receives in round %d outside [0,%d)", v, recv_round[v], t_rounds);
+        if (t_parent[v] != 0) {
+            REQUIRE(t_level[t_parent[v]] > t_level[v],
+                    "parent %d of %d receives in round %d, not after child round %d",
+                    t_parent[v], v, t_level[t_parent[v]], t_level[v]);
+        }
+    }
+    for (int v = 0; v < P; ++v) {
+        int per_round[COLL_RDMA_SCHED_MAX_ROUNDS + 1] = {0};
+        for (int i = 0; i < t_nch[v]; ++i) {
+            int l = t_level[t_ch[v][i]];
+            if (i > 0) {
+                int pl = t_level[t_ch[v][i - 1]];
+                REQUIRE(l <= pl, "children(%d): level %d after level %d (not largest first)",
+                        v, l, pl);
+            }
+            if (l >= 0 && l <= COLL_RDMA_SCHED_MAX_ROUNDS) {
+                REQUIRE(++per_round[l] <= k - 1,
+                        "vrank %d sends to more than %d children in round %d", v, k - 1, l);
+            }
+        }
+    }
+    /* synchronous simulation; time runs from round R-1 down to 0 */
+    for (int r = t_rounds - 1; r >= 0; --r) {
+        static int newly[MAX_P];
+        int nnew = 0;
+        for (int p = 0; p < P; ++p) {
+            for (int i = 0; i < t_nch[p]; ++i) {
+                int c = t_ch[p][i];
+                if (t_level[c] != r) {
+                    continue;
+                }
+                REQUIRE(have[p], "round %d: parent %d sends to %d before holding data", r, p, c);
+                REQUIRE(!got[c], "vrank %d receives twice", c);
+                got[c] = 1;
+                newly[nnew++] = c;
+            }
+        }
+        for (int i = 0; i < nnew; ++i) {
+            have[newly[i]] = 1;
+        }
+    }
+    for (int v = 0; v < P; ++v) {
+        REQUIRE(have[v], "vrank %d never receives the broadcast", v);
+    }
+}
+
+/* bottom-up reduce with per-input counters: rounds 0 .. R-1 */
+static void check_tree_reduce(int P, int k)
+{
+    static unsigned short cnt[MAX_P][MAX_P];
+    static int sent[MAX_P];
+    (void) k;
+
+    if (t_nch[0] < 0) {
+        REQUIRE(0, "children lists unusable");
+    }
+    memset(sent, 0, sizeof(sent));
+    for (int v = 0; v < P; ++v) {
+        memset(cnt[v], 0, sizeof(unsigned short) * (size_t) P);
+        cnt[v][v] = 1;
+    }
+    for (int r = 0; r < t_rounds; ++r) {
+        /* all sends of round r read the state before the round */
+        for (int v = 1; v < P; ++v) {
+            if (t_level[v] != r) {
+                continue;
+            }
+            int p = t_parent[v];
+            REQUIRE(p >= 0 && p < P, "parent(%d)=%d", v, p);
+            REQUIRE(!sent[p], "round %d: %d sends into %d which already sent", r, v, p);
+            for (int i = 0; i < t_nch[v]; ++i) {
+                REQUIRE(sent[t_ch[v][i]] && t_level[t_ch[v][i]] < r,
+                        "round %d: %d sends before child %d contributed", r, v, t_ch[v][i]);
+            }
+        }
+        for (int v = 1; v < P; ++v) {
+            if (t_level[v] != r) {
+                continue;
+            }
+            for (int x = 0; x < P; ++x) {
+                cnt[t_parent[v]][x] += cnt[v][x];
+            }
+            sent[v] = 1;
+        }
+    }
+    for (int v = 1; v < P; ++v) {
+        REQUIRE(sent[v], "vrank %d never contributes", v);
+    }
+    for (int x = 0; x < P; ++x) {
+        REQUIRE(cnt[0][x] == 1, "root holds input %d %d times", x, cnt[0][x]);
+    }
+}
+
+/* ---- n-way dissemination ---- */
+
+static int g_to[MAX_P][COLL_RDMA_SCHED_MAX_ROUNDS][MAX_N];
+static int g_from[MAX_P][COLL_RDMA_SCHED_MAX_ROUNDS][MAX_N];
+static int g_cnt[MAX_P][COLL_RDMA_SCHED_MAX_ROUNDS];
+
+/* query all peers; checks bounds, NULL handling, ranges, self, duplicates */
+static void check_nway_peers(int P, int n, int R)
+{
+    int to[MAX_N + GUARD], from[MAX_N + GUARD];
+    long long stride = 1;
+
+    REQUIRE(R == ref_rounds(P, n + 1), "rounds(%d,%d)=%d expected %d",
+            P, n + 1, R, ref_rounds(P, n + 1));
+    REQUIRE(R <= COLL_RDMA_SCHED_MAX_ROUNDS, "rounds %d too large", R);
+    for (int r = 0; r < R; ++r, stride *= n + 1) {
+        int expect = 0;
+        for (int j = 1; j <= n && j * stride < P; ++j) {
+            ++expect;
+        }
+        for (int i = 0; i < P; ++i) {
+            for (int x = 0; x < MAX_N + GUARD; ++x) {
+                to[x] = from[x] = SENTINEL;
+            }
+            int c = coll_rdma_nway_peers(i, P, n, r, to, from);
+            g_cnt[i][r] = c;
+            REQUIRE(c >= 1 && c <= n, "rank %d round %d: %d peers (want 1..%d)", i, r, c, n);
+            REQUIRE(c == expect, "rank %d round %d: %d peers expected %d", i, r, c, expect);
+            for (int x = c; x < MAX_N + GUARD; ++x) {
+                REQUIRE(to[x] == SENTINEL && from[x] == SENTINEL,
+                        "rank %d round %d: wrote past count %d", i, r, c);
+            }
+            REQUIRE(coll_rdma_nway_peers(i, P, n, r, NULL, NULL) == c,
+                    "rank %d round %d: count differs with NULL arrays", i, r);
+            int to2[MAX_N], from2[MAX_N];
+            REQUIRE(coll_rdma_nway_peers(i, P, n, r, to2, NULL) == c &&
+                    coll_rdma_nway_peers(i, P, n, r, NULL, from2) == c &&
+                    0 == memcmp(to2, to, sizeof(int) * (size_t) c) &&
+                    0 == memcmp(from2, from, sizeof(int) * (size_t) c),
+                    "rank %d round %d: results differ with one NULL array", i, r);
+            for (int a = 0; a < c; ++a) {
+                REQUIRE(to[a] >= 0 && to[a] < P, "rank %d round %d: to[%d]=%d out of range",
+                        i, r, a, to[a]);
+                REQUIRE(from[a] >= 0 && from[a] < P,
+                        "rank %d round %d: from[%d]=%d out of range", i, r, a, from[a]);
+                REQUIRE(to[a] != i, "rank %d round %d: to[%d] is self", i, r, a);
+                REQUIRE(from[a] != i, "rank %d round %d: from[%d] is self", i, r, a);
+                long long d = (long long) (a + 1) * stride;
+                REQUIRE(to[a] == (int) ((i + d) % P) && from[a] == (int) (((i - d) % P + P) % P),
+                        "rank %d round %d j=%d: to=%d from=%d, expected %lld/%lld",
+                        i, r, a + 1, to[a], from[a], (i + d) % P, ((i - d) % P + P) % P);
+                for (int b = 0; b < a; ++b) {
+                    REQUIRE(to[a] != to[b], "rank %d round %d: duplicate to %d", i, r, to[a]);
+                    REQUIRE(from[a] != from[b], "rank %d round %d: duplicate from %d",
+                            i, r, from[a]);
+                }
+                g_to[i][r][a] = to[a];
+                g_from[i][r][a] = from[a];
+            }
+        }
+        /* a sends to b at index j  <=>  b hears from a at index j */
+        for (int a = 0; a < P; ++a) {
+            for (int j = 0; j < g_cnt[a][r]; ++j) {
+                int b = g_to[a][r][j];
+                REQUIRE(g_cnt[b][r] > j && g_from[b][r][j] == a,
+                        "round %d: %d sends to %d at j=%d but %d hears from %d", r, a, b,
+                        j + 1, b, g_cnt[b][r] > j ? g_from[b][r][j] : -1);
+                b = g_from[a][r][j];
+                REQUIRE(g_cnt[b][r] > j && g_to[b][r][j] == a,
+                        "round %d: %d hears from %d at j=%d but %d sends to %d", r, a, b,
+                        j + 1, b, g_cnt[b][r] > j ? g_to[b][r][j] : -1);
+            }
+        }
+    }
+}
+
+/* knowledge simulation; also checks minimality of the round count */
+static void check_nway_knowledge(int P, int n, int R)
+{
+    static uint64_t know[MAX_P][WORDS], next[MAX_P][WORDS];
+    int words = (P + 63) / 64;
+    int complete_before_last = 1;
+    (void) n;
+
+    memset(know, 0, sizeof(know));
+    for (int i = 0; i < P; ++i) {
+        know[i][i / 64] |= (uint64_t) 1 << (i % 64);
+    }
+    for (int r = 0; r < R; ++r) {
+        if (r == R - 1) {
+            /* state after R-1 rounds: for P > 1 someone must still lack data */
+            complete_before_last = 1;
+            for (int i = 0; i < P && complete_before_last; ++i) {
+                for (int b = 0; b < P; ++b) {
+                    if (!(know[i][b / 64] >> (b % 64) & 1)) {
+                        complete_before_last = 0;
+                        break;
+                    }
+                }
+            }
+        }
+        for (int i = 0; i < P; ++i) {
+            memcpy(next[i], know[i], sizeof(uint64_t) * (size_t) words);
+            for (int j = 0; j < g_cnt[i][r]; ++j) {
+                int f = g_from[i][r][j];
+                for (int w = 0; w < words; ++w) {
+                    next[i][w] |= know[f][w];
+                }
+            }
+        }
+        memcpy(know, next, sizeof(know));
+    }
+    for (int i = 0; i < P; ++i) {
+        for (int b = 0; b < P; ++b) {
+            REQUIRE(know[i][b / 64] >> (b % 64) & 1,
+                    "after %d rounds rank %d does not know rank %d", R, i, b);
+        }
+    }
+    if (P > 1) {
+        REQUIRE(R >= 1, "P>1 but 0 rounds");
+        REQUIRE(!complete_before_last, "all ranks complete after %d rounds: %d not minimal",
+                R - 1, R);
+    }
+}
+
+static void check_nway_slots(int P, int n, int R)
+{
+    static unsigned char used[COLL_RDMA_SCHED_MAX_ROUNDS * MAX_N];
+
+    (void) P;
+    memset(used, 0, sizeof(used));
+    for (int r = 0; r < R; ++r) {
+        for (int j = 1; j <= n; ++j) {
+            int s = coll_rdma_nway_slot(n, r, j);
+            REQUIRE(s >= 0 && s < R * n, "slot(round %d, j %d)=%d not in [0,%d)",
+                    r, j, s, R * n);
+            REQUIRE(!used[s], "slot %d used twice (round %d, j %d)", s, r, j);
+            used[s] = 1;
+        }
+    }
+}
+
+/* ---- edge cases ---- */
+
+static void check_edge_p1(void)
+{
+    int buf[MAXCH + GUARD], to[MAX_N + GUARD], from[MAX_N + GUARD];
+
+    begin_case("edge_P1", 1, 0);
+    for (int b = 2; b <= MAX_N + 1; ++b) {
+        CHECK(coll_rdma_sched_rounds(1, b) == 0, "rounds(1,%d)=%d", b,
+              coll_rdma_sched_rounds(1, b));
+    }
+    for (int k = MIN_RADIX; k <= MAX_RADIX; ++k) {
+        for (int i = 0; i < MAXCH + GUARD; ++i) {
+            buf[i] = SENTINEL;
+        }
+        CHECK(coll_rdma_knomial_children(0, 1, k, buf) == 0 && buf[0] == SENTINEL,
+              "radix %d: P=1 root has children", k);
+        CHECK(coll_rdma_knomial_parent(0, 1, k) == -1, "radix %d: parent(0) != -1", k);
+        CHECK(coll_rdma_knomial_level(0, 1, k) == 0, "radix %d: level(0) != 0", k);
+        CHECK(coll_rdma_knomial_max_children(1, k) == 0, "radix %d: max_children != 0", k);
+        CHECK(coll_rdma_knomial_child_slot(0, 1, k) == -1, "radix %d: slot(0) != -1", k);
+    }
+    for (int n = 1; n <= MAX_N; ++n) {
+        to[0] = from[0] = SENTINEL;
+        CHECK(coll_rdma_nway_peers(0, 1, n, 0, to, from) == 0 &&
+              to[0] == SENTINEL && from[0] == SENTINEL, "n=%d: P=1 has peers", n);
+    }
+    CHECK(coll_rdma_sched_rounds(0, 2) == 0, "rounds(0,2) != 0");
+    end_case();
+}
+
+/* large sizes: no overflow, rounds bounded */
+static void check_edge_large(void)
+{
+    static const int sizes[] = { 1 << 30, (1 << 30) + 1, INT_MAX - 1, INT_MAX };
+    int buf[MAXCH + GUARD];
+
+    begin_case("edge_large", INT_MAX, 0);
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
+        int P = sizes[s];
+        for (int k = MIN_RADIX; k <= MAX_N + 1; ++k) {
+            int R = coll_rdma_sched_rounds(P, k);
+            CHECK(R == ref_rounds(P, k) && R <= COLL_RDMA_SCHED_MAX_ROUNDS,
+                  "rounds(%d,%d)=%d expected %d", P, k, R, ref_rounds(P, k));
+            if (k > MAX_RADIX) {
+                continue;
+            }
+            int vs[] = { 0, 1, P - 1, P / 2, P / k * (k - 1) };
+            for (size_t a = 0; a < sizeof(vs) / sizeof(vs[0]); ++a) {
+                int v = vs[a], c = coll_rdma_knomial_children(v, P, k, buf);
+                CHECK(c >= 0 && c <= coll_rdma_knomial_max_children(P, k),
+                      "size %d radix %d: children(%d) count %d", P, k, v, c);
+                for (int i = 0; i < c && i < MAXCH; ++i) {
+                    CHECK(buf[i] > v && buf[i] < P &&
+                          coll_rdma_knomial_parent(buf[i], P, k) == v,
+                          "size %d radix %d: child %d of %d bad", P, k, buf[i], v);
+                }
+                if (v > 0) {
+                    int p = coll_rdma_knomial_parent(v, P, k);
+                    CHECK(p >= 0 && p < v, "size %d radix %d: parent(%d)=%d", P, k, v, p);
+                }
+            }
+        }
+        for (int n = 1; n <= MAX_N; ++n) {
+            int R = coll_rdma_sched_rounds(P, n + 1), to[MAX_N], from[MAX_N];
+            for (int r = 0; r < R; ++r) {
+                int c = coll_rdma_nway_peers(P - 1, P, n, r, to, from);
+                CHECK(c >= 1 && c <= n, "size %d n %d round %d: %d peers", P, n, r, c);
+                for (int j = 0; j < c && j < MAX_N; ++j) {
+                    CHECK(to[j] >= 0 && to[j] < P && from[j] >= 0 && from[j] < P &&
+                          to[j] != P - 1 && from[j] != P - 1,
+                          "size %d n %d round %d: bad peer %d/%d", P, n, r, to[j], from[j]);
+                }
+            }
+        }
+    }
+    end_case();
+}
+
+int main(void)
+{
+    check_edge_p1();
+    check_edge_large();
+
+    for (int P = 1; P <= MAX_P; ++P) {
+        for (int k = MIN_RADIX; k <= MAX_RADIX; ++k) {
+            load_tree(P, k);
+            begin_case("tree_rounds", P, k);
+            check_tree_rounds(P, k);
+            end_case();
+            begin_case("tree_structure", P, k);
+            check_tree_structure(P, k);
+            end_case();
+            begin_case("tree_spec", P, k);
+            check_tree_spec(P, k);
+            end_case();
+            begin_case("tree_slots", P, k);
+            check_tree_slots(P, k);
+            end_case();
+            begin_case("tree_bcast", P, k);
+            check_tree_bcast(P, k);
+            end_case();
+            begin_case("tree_reduce", P, k);
+            check_tree_reduce(P, k);
+            end_case();
+        }
+        for (int n = 1; n <= MAX_N; ++n) {
+            int R = coll_rdma_sched_rounds(P, n + 1);
+            int peers_ok;
+            begin_case("nway_peers", P, n);
+            check_nway_peers(P, n, R);
+            peers_ok = !case_bad;
+            end_case();
+            begin_case("nway_knowledge", P, n);
+            if (peers_ok) {
+                check_nway_knowledge(P, n, R);
+            } else {
+                fail("skipped: peer tables invalid");
+            }
+            end_case();
+            begin_case("nway_slots", P, n);
+            check_nway_slots(P, n, R);
+            end_case();
+        }
+    }
+    if (n_reported > MAX_REPORT) {
+        printf("(%d further failure lines suppressed)\n", n_reported - MAX_REPORT);
+    }
+    printf("%d passed, %d failed\n", n_passed, n_failed);
+    return n_failed > 0 ? 1 : 0;
+}
