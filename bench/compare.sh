@@ -109,10 +109,10 @@ mkdir -p "$SHMDIR"
 in_use() {  # is the file open or mapped by any live process?
     local f=$1
     grep -qsF -- "$f" /proc/[0-9]*/maps 2>/dev/null && return 0
-    ls -l /proc/[0-9]*/fd 2>/dev/null | grep -qF -- "-> $f" && return 0
+    find /proc/[0-9]*/fd -maxdepth 1 -lname "$f" -print -quit 2>/dev/null | grep -q . && return 0
     return 1
 }
-shm_snapshot() { ls -1A /dev/shm 2>/dev/null | sort; }
+shm_snapshot() { find /dev/shm -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | sort; }
 shm_cleanup() {  # remove /dev/shm entries created since snapshot $1 and not in use
     local f
     comm -13 "$1" <(shm_snapshot) | while IFS= read -r f; do

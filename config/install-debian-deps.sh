@@ -1,0 +1,17 @@
+#!/bin/sh
+# Install what building, testing and benchmarking coll/rdma need on Debian 12.
+# Idempotent: skips apt when every package is already installed.
+set -e
+PKGS="libopenmpi-dev openmpi-bin libucx-dev ucx-utils autoconf automake libtool pkg-config gcc make
+      hpcc python3-mpi4py python3-numpy gnuplot-nox procps coreutils"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    echo "installing:$missing"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi

@@ -1,0 +1,21 @@
+#!/bin/bash
+# The README's test command: install dependencies, build coll/rdma in a
+# build directory, and run every test (make check).  Exit status is make's.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILDDIR:-$top/build}
+"$top/config/install-debian-deps.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+cd "$top"
+[ -x configure ] || ./autogen.sh
+mkdir -p "$build"
+cd "$build"
+[ -f Makefile ] || "$top/configure" --quiet
+make -j2 --no-print-directory
+status=0
+make -j1 --no-print-directory check || status=$?
+# make check's own summary is in test-suite.log; show each test's result line
+for log in tests/unit/*.log tests/mpi/*.log tests/real/*.log; do
+    [ -f "$log" ] && [ "$log" != test-suite.log ] && { echo "== $log"; grep -E '^(PASS|FAIL|[0-9]+ passed)' "$log" | tail -40; }
+done
+exit $status
