@@ -122,6 +122,21 @@ shm_cleanup() {  # remove /dev/shm entries created since snapshot $1 and not in 
     done
     rm -rf -- "${SHMDIR:?}"/* "${RUNTMP:?}"/ompi.* 2>/dev/null
 }
+our_ranks() {  # processes started by our mpirun (they carry our private tmpdir)
+    grep -lsaF "OMPI_MCA_orte_tmpdir_base=$RUNTMP" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3
+}
+reap_ranks() {  # after a failed/timed-out mpirun: wait for its ranks, then kill leftovers
+    local pids
+    for _ in $(seq 1 20); do
+        pids=$(our_ranks)
+        [ -n "$pids" ] || return 0
+        sleep 0.5
+    done
+    echo "compare.sh: killing leftover ranks: $pids" >&2
+    # shellcheck disable=SC2086
+    kill -KILL $pids 2>/dev/null
+    sleep 0.5
+}
 finish() { rm -rf -- "$SHMDIR" "$RUNTMP"; }
 trap finish EXIT
 trap 'echo "compare.sh: interrupted" >&2; exit 130' INT TERM
@@ -173,6 +188,7 @@ for rep in $(seq 1 "$REPS"); do
                 $(cfg_args "$cfg") "$BENCH" -c "$coll" -m "$MSIZES" "${BARGS[@]}" \
                 >"$out" 2>"${out%.txt}.err"
             rc=$?
+            [ $rc -eq 0 ] || reap_ranks
             shm_cleanup "$SNAP"
             if [ $rc -ne 0 ]; then
                 FAILED=$((FAILED + 1))
@@ -191,6 +207,9 @@ echo "runs: $((T_END - T_START)) s, failed: $FAILED" >>"$OUTDIR/meta.txt"
 
 # ---- table: median over repetitions ----
 TABLE=$OUTDIR/table.md
+shopt -s nullglob
+RAW=("$OUTDIR"/raw/*.txt)
+shopt -u nullglob
 awk -v kcol="$KCOL" -v colls="$COLLS" -v cfgs="$CONFIGS" -v key="$KEY" '
 function median(s,   n, a, i, j, t) {
     n = split(s, a, " ")
@@ -224,7 +243,7 @@ END {
             print line
         }
     }
-}' "$OUTDIR"/raw/*.txt >"$TABLE"
+}' /dev/null "${RAW[@]}" >"$TABLE"
 { echo; echo '```'; cat "$OUTDIR/meta.txt"; echo '```'; } >>"$TABLE"
 cat "$TABLE"
 
