@@ -58,10 +58,10 @@ int coll_rdma_bcast_knomial(void *buf, size_t bytes, int root, mca_coll_rdma_mod
     if (OMPI_SUCCESS == rc) {
         rc = coll_rdma_window_complete(win);
     }
-    if (0 != vrank) {
-        /* the slot may be rewritten once every put out of it completed */
-        coll_rdma_window_consumed(win, seq);
-    }
+    /* The slot may be rewritten once every put out of it completed.  The
+     * root publishes too: the credit a later parent checks is per instance,
+     * whoever was root then. */
+    coll_rdma_window_consumed(win, seq);
     return rc;
 }
 
