@@ -17,9 +17,12 @@
  * coll/rdma does not serve.
  *
  * Usage: test_coll [--only LIST] [--iters N] [--max-bytes B] [--seed S]
- *                  [--stress-calls N] [--dup-cycles N]
+ *                  [--stress-calls N] [--dup-cycles N] [--light]
  *   LIST: comma separated from barrier, bcast, allreduce, comm, stress,
- *         fallback, int8sum, all (default all = everything).
+ *         fallback, int8sum, ulongminmax, all (default all = everything but
+ *         ulongminmax, which plain Open MPI 4.1.4 always fails).
+ *   --light: fewer types/ops/counts in the world bcast and allreduce
+ *         sections (what the comm section always uses), for radix sweeps.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -44,7 +47,8 @@ enum {
     S_STRESS = 1 << 4,
     S_FALLBACK = 1 << 5,
     S_INT8SUM = 1 << 6,
-    S_ALL = 0x7f
+    S_ALL = 0x7f,
+    S_ULONG = 1 << 7 /* not in "all": plain Open MPI 4.1.4 always fails it */
 };
 
 static int opt_sections = S_ALL;
@@ -53,6 +57,7 @@ static size_t opt_max_bytes = 16384;
 static uint64_t opt_seed = 0x5eed2024;
 static long opt_stress_calls = 20000;
 static long opt_dup_cycles = 1000;
+static int opt_light = 0; /* fewer counts/types/ops in bcast and allreduce */
 
 static int world_rank, world_size;
 static const char *cur_test = "init";
@@ -195,7 +200,7 @@ typedef struct {
 enum { MAX_TYPES = 32 };
 /* main: the types of the brief (fixed width, float, double); ext: C aliases */
 static ty_t ar_types[MAX_TYPES];
-static int n_ar_types, n_ar_main;
+static int n_ar_types, n_ar_main, n_ar_general; /* general: all but unsigned_long */
 static ty_t bc_types[MAX_TYPES];
 static int n_bc_types;
 
@@ -226,8 +231,15 @@ static void init_types(void)
     add_type(ar_types, &n_ar_types, MPI_INT, "int", (int)sizeof(int), K_SINT);
     add_type(ar_types, &n_ar_types, MPI_UNSIGNED, "unsigned", (int)sizeof(unsigned), K_UINT);
     add_type(ar_types, &n_ar_types, MPI_LONG, "long", (int)sizeof(long), K_SINT);
+    add_type(ar_types, &n_ar_types, MPI_UNSIGNED_SHORT, "unsigned_short", (int)sizeof(short), K_UINT);
+    add_type(ar_types, &n_ar_types, MPI_LONG_LONG, "long_long", 8, K_SINT);
     add_type(ar_types, &n_ar_types, MPI_UNSIGNED_LONG_LONG, "ull", 8, K_UINT);
+    /* MPI_UNSIGNED_LONG comes last, outside the general list: Open MPI
+     * 4.1.4's MIN/MAX compare it as signed long (open-mpi/ompi#10525, fixed
+     * in 4.1.5), so it is only checked by --only ulongminmax */
     add_type(ar_types, &n_ar_types, MPI_BYTE, "byte", 1, K_BYTE);
+    n_ar_general = n_ar_types;
+    add_type(ar_types, &n_ar_types, MPI_UNSIGNED_LONG, "unsigned_long", (int)sizeof(long), K_UINT);
 
     n_bc_types = 0;
     for (int i = 0; i < n_ar_main; i++) {
@@ -855,7 +867,7 @@ static void test_allreduce(MPI_Comm comm, const char *label, int iters, int ligh
     cur_test = "allreduce";
     size_t counts[128];
     for (int it = 0; it < iters; it++) {
-        for (int ti = 0; ti < n_ar_types; ti++) {
+        for (int ti = 0; ti < n_ar_general; ti++) {
             const ty_t *t = &ar_types[ti];
             int ext = ti >= n_ar_main; /* aliases: fewer counts */
             int nc = make_counts(opt_max_bytes / (size_t)t->size, counts, light || ext);
@@ -894,23 +906,50 @@ static void test_allreduce(MPI_Comm comm, const char *label, int iters, int ligh
     }
 }
 
-/* Dedicated case: 8-bit integer SUM with values that overflow (wrapping),
- * at counts from below to well above a vector width.  Debian's Open MPI
- * 4.1.4 op/avx computes these with saturating adds, so this section fails
- * with plain Open MPI unless run with --mca op ^avx. */
+/* Dedicated case: 8-bit (and 16-bit) integer SUM with values that overflow
+ * (wrapping), at counts from below to well above a vector width.  Debian's
+ * Open MPI 4.1.4 op/avx computes these with saturating adds (int8, uint8,
+ * int16, uint16 once count reaches a vector width), so this section fails
+ * with plain Open MPI unless run with --mca op ^avx; coll/rdma must get it
+ * right without that. */
 static void test_int8sum(MPI_Comm comm, const char *label, int iters)
 {
     cur_test = "int8sum";
-    const char *names[] = {"int8", "uint8", "signed_char", "unsigned_char"};
+    /* the 16-bit types have the same saturation bug in op/avx */
+    const char *names[] = {"int8", "uint8", "signed_char", "unsigned_char", "int16", "uint16"};
     size_t counts[128];
-    int nc = make_counts(opt_max_bytes, counts, 0);
     for (int it = 0; it < iters; it++) {
-        for (int ni = 0; ni < 4; ni++) {
+        for (int ni = 0; ni < 6; ni++) {
             const ty_t *t = find_ar_type(names[ni]);
+            int nc = make_counts(opt_max_bytes / (size_t)t->size, counts, 0);
             for (int ci = 0; ci < nc; ci++) {
                 for (int ip = 0; ip < 2; ip++) {
                     uint64_t tag = mktag(0x18, (uint64_t)it, (uint64_t)ni, counts[ci], (uint64_t)ip);
                     allreduce_case(comm, t, &ops[O_SUM], counts[ci], ip, tag, label);
+                }
+            }
+        }
+    }
+}
+
+/* Dedicated case: MIN/MAX (and SUM) on MPI_UNSIGNED_LONG with values on both
+ * sides of 2^63.  Open MPI 4.1.2-4.1.4 reduce MPI_UNSIGNED_LONG with the
+ * signed long functions (open-mpi/ompi#10525, fixed by #10538 in 4.1.5), with
+ * or without op/avx, so this fails with plain Open MPI 4.1.4 whatever the
+ * flags; a served call must still be right. */
+static void test_ulong(MPI_Comm comm, const char *label, int iters)
+{
+    cur_test = "ulongminmax";
+    const ty_t *t = find_ar_type("unsigned_long");
+    size_t counts[128];
+    int nc = make_counts(opt_max_bytes / (size_t)t->size, counts, 0);
+    static const opk_t ks[] = {O_MAX, O_MIN, O_SUM};
+    for (int it = 0; it < iters; it++) {
+        for (int oi = 0; oi < 3; oi++) {
+            for (int ci = 0; ci < nc; ci++) {
+                for (int ip = 0; ip < 2; ip++) {
+                    uint64_t tag = mktag(0x01, (uint64_t)it, (uint64_t)oi, counts[ci], (uint64_t)ip);
+                    allreduce_case(comm, t, &ops[ks[oi]], counts[ci], ip, tag, label);
                 }
             }
         }
@@ -1076,7 +1115,7 @@ static void test_stress(void)
     char label[96];
     /* exact-checkable (type, op) pairs */
     int pairs[MAX_TYPES * NOPS][2], npairs = 0;
-    for (int ti = 0; ti < n_ar_types; ti++) {
+    for (int ti = 0; ti < n_ar_general; ti++) {
         for (int oi = 0; oi < NOPS; oi++) {
             if (op_valid(&ar_types[ti], ops[oi].k)) {
                 pairs[npairs][0] = ti;
@@ -1603,9 +1642,10 @@ static void usage(void)
 {
     if (world_rank == 0) {
         fprintf(stderr,
-                "usage: test_coll [--only barrier,bcast,allreduce,comm,stress,fallback,int8sum,all]\n"
+                "usage: test_coll [--only barrier,bcast,allreduce,comm,stress,fallback,int8sum,\n"
+                "                         ulongminmax,all]\n"
                 "                 [--iters N] [--max-bytes B] [--seed S] [--stress-calls N]\n"
-                "                 [--dup-cycles N]\n");
+                "                 [--dup-cycles N] [--light]\n");
     }
 }
 
@@ -1621,6 +1661,7 @@ static int parse_sections(const char *s)
         else if (!strcmp(tok, "stress")) m |= S_STRESS;
         else if (!strcmp(tok, "fallback")) m |= S_FALLBACK;
         else if (!strcmp(tok, "int8sum")) m |= S_INT8SUM;
+        else if (!strcmp(tok, "ulongminmax")) m |= S_ULONG;
         else if (!strcmp(tok, "all")) m |= S_ALL;
         else {
             free(dup);
@@ -1660,6 +1701,8 @@ int main(int argc, char **argv)
             opt_stress_calls = atol(v);
             bad = opt_stress_calls < 0;
             i++;
+        } else if (!strcmp(a, "--light")) {
+            opt_light = 1;
         } else if (!strcmp(a, "--dup-cycles") && v) {
             opt_dup_cycles = atol(v);
             bad = opt_dup_cycles < 0;
@@ -1677,11 +1720,12 @@ int main(int argc, char **argv)
     init_ops();
 
     double t0 = (double)now_ns();
-    struct { int bit; const char *name; double secs; } sec[7] = {
+    enum { NSEC = 8 };
+    struct { int bit; const char *name; double secs; } sec[NSEC] = {
         {S_BARRIER, "barrier", 0}, {S_BCAST, "bcast", 0},       {S_ALLREDUCE, "allreduce", 0},
-        {S_INT8SUM, "int8sum", 0}, {S_FALLBACK, "fallback", 0}, {S_COMM, "comm", 0},
-        {S_STRESS, "stress", 0}};
-    for (int s = 0; s < 7; s++) {
+        {S_INT8SUM, "int8sum", 0}, {S_ULONG, "ulongminmax", 0}, {S_FALLBACK, "fallback", 0},
+        {S_COMM, "comm", 0},       {S_STRESS, "stress", 0}};
+    for (int s = 0; s < NSEC; s++) {
         if (!(opt_sections & sec[s].bit)) {
             continue;
         }
@@ -1691,13 +1735,16 @@ int main(int argc, char **argv)
             test_barrier(MPI_COMM_WORLD, "world", opt_iters, 1000);
             break;
         case S_BCAST:
-            test_bcast(MPI_COMM_WORLD, "world", opt_iters, 0);
+            test_bcast(MPI_COMM_WORLD, "world", opt_iters, opt_light);
             break;
         case S_ALLREDUCE:
-            test_allreduce(MPI_COMM_WORLD, "world", opt_iters, 0);
+            test_allreduce(MPI_COMM_WORLD, "world", opt_iters, opt_light);
             break;
         case S_INT8SUM:
             test_int8sum(MPI_COMM_WORLD, "world", opt_iters);
+            break;
+        case S_ULONG:
+            test_ulong(MPI_COMM_WORLD, "world", opt_iters);
             break;
         case S_FALLBACK:
             test_fallback(MPI_COMM_WORLD, "world", opt_iters);
@@ -1720,7 +1767,7 @@ int main(int argc, char **argv)
     if (world_rank == 0) {
         char secs[256] = "";
         size_t l = 0;
-        for (int s = 0; s < 7; s++) {
+        for (int s = 0; s < NSEC; s++) {
             if (opt_sections & sec[s].bit) {
                 l += (size_t)snprintf(secs + l, sizeof(secs) - l, "%s%s=%.2fs", l ? "," : "",
                                       sec[s].name, sec[s].secs);
