@@ -41,6 +41,7 @@ enum coll_rdma_alg {
     COLL_RDMA_ALG_NWAY = 2,     /* n-way dissemination barrier */
     COLL_RDMA_ALG_KNOMIAL = 3,  /* k-nomial tree bcast */
     COLL_RDMA_ALG_KTREE = 4,    /* Gupta's degree-k tree allreduce */
+    COLL_RDMA_ALG_PAIRWISE = 5, /* pairwise-exchange allreduce, canonical operand order */
     COLL_RDMA_NALGS
 };
 
@@ -90,6 +91,7 @@ struct coll_rdma_window;
 
 enum coll_rdma_window_state {
     COLL_RDMA_WINDOW_NONE = 0,  /* not set up yet: at the first collective */
+    COLL_RDMA_WINDOW_SETUP,     /* being set up: the exchange's own nested collectives fall back */
     COLL_RDMA_WINDOW_READY,
     COLL_RDMA_WINDOW_FAILED     /* every call falls back on this communicator */
 };
@@ -189,6 +191,19 @@ int coll_rdma_bcast_knomial(void *buf, size_t bytes, int root, mca_coll_rdma_mod
 int coll_rdma_allreduce_ktree(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
                               ompi_op_t *op, mca_coll_rdma_module_t *module,
                               struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Allreduce by pairwise exchange (recursive doubling; End's thesis, seed
+ * 002 section 2.3.3): ranks beyond the largest power of two p2 fold into
+ * rank - p2, the p2 ranks exchange with rank XOR 2^step for log2(p2) steps,
+ * the folded ranks get the result back.  Both partners of a step compute
+ * (lower rank's partial) op (higher rank's partial) with the same function
+ * and operands, so every rank ends with the same bits.  Same arguments and
+ * limits as coll_rdma_allreduce_ktree().
+ */
+int coll_rdma_allreduce_pairwise(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
+                                 ompi_op_t *op, mca_coll_rdma_module_t *module,
+                                 struct ompi_communicator_t *comm);
 
 END_C_DECLS
 

@@ -50,8 +50,8 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
 };
 
 static const char *const coll_names[COLL_RDMA_NCOLLS] = {"barrier", "bcast", "allreduce"};
-static const char *const alg_names[COLL_RDMA_NALGS] = {"auto", "fallback", "nway", "knomial",
-                                                       "ktree"};
+static const char *const alg_names[COLL_RDMA_NALGS] = {"auto",  "fallback", "nway",
+                                                       "knomial", "ktree", "pairwise"};
 static const char *const reason_names[COLL_RDMA_NREASONS] = {"forced", "too_large", "datatype",
                                                              "op", "window"};
 
@@ -80,16 +80,22 @@ static void reg_size(const char *name, const char *help, size_t *storage)
                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
 }
 
-/* An *_algorithm enum parameter offering auto, fallback and `alg`. */
-static void reg_alg(int coll, int alg, const char *help)
+/* An *_algorithm enum parameter: auto, fallback, then the algorithms in
+ * `algs` (terminated by COLL_RDMA_ALG_AUTO). */
+static void reg_alg(int coll, const int *algs, const char *help)
 {
-    mca_base_var_enum_value_t values[] = {{COLL_RDMA_ALG_AUTO, "auto"},
-                                          {COLL_RDMA_ALG_FALLBACK, "fallback"},
-                                          {alg, alg_names[alg]},
-                                          {0, NULL}};
+    mca_base_var_enum_value_t values[COLL_RDMA_NALGS + 1] = {{COLL_RDMA_ALG_AUTO, "auto"},
+                                                             {COLL_RDMA_ALG_FALLBACK, "fallback"}};
     mca_base_var_enum_t *enumerator = NULL;
     char name[64], enum_name[80];
+    int n = 2;
 
+    for (; COLL_RDMA_ALG_AUTO != *algs; ++algs, ++n) {
+        values[n].value = *algs;
+        values[n].string = alg_names[*algs];
+    }
+    values[n].value = 0;
+    values[n].string = NULL;
     snprintf(name, sizeof(name), "%s_algorithm", coll_names[coll]);
     snprintf(enum_name, sizeof(enum_name), "coll_rdma_%s_algorithms", coll_names[coll]);
     (void) mca_base_var_enum_create(enum_name, values, &enumerator);
@@ -121,14 +127,19 @@ static int rdma_register(void)
             "Polls of a sequence word between two calls of opal_progress() in a wait (which "
             "yields the core when ranks outnumber cores)",
             OPAL_INFO_LVL_9, &c->poll_spins);
-    reg_alg(COLL_RDMA_BARRIER, COLL_RDMA_ALG_NWAY,
+    static const int barrier_algs[] = {COLL_RDMA_ALG_NWAY, COLL_RDMA_ALG_AUTO};
+    static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_AUTO};
+    static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE,
+                                         COLL_RDMA_ALG_AUTO};
+
+    reg_alg(COLL_RDMA_BARRIER, barrier_algs,
             "MPI_Barrier algorithm: auto, fallback (previous component), nway (n-way "
             "dissemination)");
     reg_int("barrier_nway_n",
             "n of the n-way dissemination barrier: signals per rank and round; ceil(log_{n+1} P) "
             "rounds",
             OPAL_INFO_LVL_5, &cfg->barrier_nway_n);
-    reg_alg(COLL_RDMA_BCAST, COLL_RDMA_ALG_KNOMIAL,
+    reg_alg(COLL_RDMA_BCAST, bcast_algs,
             "MPI_Bcast algorithm: auto, fallback (previous component), knomial (k-nomial tree)");
     reg_int("bcast_radix", "Radix k of the k-nomial bcast tree (>= 2)", OPAL_INFO_LVL_5,
             &cfg->bcast_radix);
@@ -140,9 +151,10 @@ static int rdma_register(void)
              "Largest MPI_Bcast (bytes) that coll/rdma serves; larger ones fall back. Each bcast "
              "slot holds this many bytes",
              &cfg->bcast_max_bytes);
-    reg_alg(COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_KTREE,
+    reg_alg(COLL_RDMA_ALLREDUCE, allreduce_algs,
             "MPI_Allreduce algorithm: auto, fallback (previous component), ktree (Gupta's "
-            "degree-k tree: reduce to rank 0, then the result down the same tree)");
+            "degree-k tree: reduce to rank 0, then the result down the same tree), pairwise "
+            "(recursive doubling with a fold, one canonical operand order)");
     reg_int("allreduce_ktree_degree",
             "Degree k of the allreduce tree (>= 1): a (k+1)-nomial tree, k children per node "
             "and round",

@@ -173,6 +173,9 @@ out:
 static inline bool window_ready(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm)
 {
     if (OPAL_UNLIKELY(COLL_RDMA_WINDOW_NONE == m->window_state)) {
+        /* The previous allgather(v) may call this communicator's bcast or
+         * barrier, which is ours: those nested calls must fall back. */
+        m->window_state = COLL_RDMA_WINDOW_SETUP;
         (void) window_setup(m, comm);
     }
     return COLL_RDMA_WINDOW_READY == m->window_state;
@@ -256,6 +259,9 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
     count_served(COLL_RDMA_ALLREDUCE, alg, bytes);
     if (0 == bytes) {
         return OMPI_SUCCESS;
+    }
+    if (COLL_RDMA_ALG_PAIRWISE == alg) {
+        return coll_rdma_allreduce_pairwise(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
     }
     return coll_rdma_allreduce_ktree(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
 }

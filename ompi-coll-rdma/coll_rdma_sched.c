@@ -113,3 +113,28 @@ int coll_rdma_nway_peers(int rank, int size, int n, int round, int *to, int *fro
     }
     return count;
 }
+
+int coll_rdma_pow2_floor(int size)
+{
+    int p2 = 1;
+
+    while (p2 <= size / 2) {
+        p2 *= 2;
+    }
+    return p2;
+}
+
+int coll_rdma_pairwise_steps(int size)
+{
+    return coll_rdma_sched_rounds(coll_rdma_pow2_floor(size), 2);
+}
+
+int coll_rdma_pairwise_fold_partner(int rank, int size)
+{
+    int p2 = coll_rdma_pow2_floor(size);
+
+    if (rank >= p2) {
+        return rank - p2;
+    }
+    return rank < size - p2 ? rank + p2 : -1;
+}

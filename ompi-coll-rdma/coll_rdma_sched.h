@@ -80,4 +80,32 @@ static inline int coll_rdma_nway_slot(int n, int round, int j)
     return round * n + (j - 1);
 }
 
+/*
+ * ---- pairwise exchange (recursive doubling with a fold) ----
+ *
+ * p2 = largest power of two <= size, extra = size - p2.  Ranks p2 .. size-1
+ * fold their data into rank - p2 and get the result back from it at the end;
+ * ranks 0 .. p2-1 exchange with rank XOR 2^step for step = 0 .. log2(p2)-1
+ * (End's thesis, seed 002 section 2.3.3 "pairwise exchange"; Thakur,
+ * Rabenseifner and Gropp 2005).
+ */
+
+/** Largest power of two <= size (size >= 1). */
+int coll_rdma_pow2_floor(int size);
+
+/** Exchange steps among the p2 ranks: log2(p2). */
+int coll_rdma_pairwise_steps(int size);
+
+/**
+ * Fold partner of `rank`: rank - p2 for a folded rank (>= p2), rank + p2 for
+ * a rank that absorbs one (< size - p2), -1 otherwise.
+ */
+int coll_rdma_pairwise_fold_partner(int rank, int size);
+
+/** Partner of `rank` (< p2) in exchange `step`: rank XOR 2^step. */
+static inline int coll_rdma_pairwise_partner(int rank, int step)
+{
+    return rank ^ (1 << step);
+}
+
 #endif /* COLL_RDMA_SCHED_H */

@@ -6,6 +6,7 @@
 #include "coll_rdma.h"
 #include "coll_rdma_ucx.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "opal/class/opal_hash_table.h"
@@ -47,6 +48,17 @@ int coll_rdma_ucx_init(void)
     status = ucp_config_read(NULL, NULL, &config);
     if (UCS_OK != status) {
         return ucx_fail("ucp_config_read", status);
+    }
+    /* POSIX shared memory rather than SysV, for the windows and the worker's
+     * own FIFOs, unless the user says otherwise: SysV segments are capped
+     * system-wide (shmmni, 4096 by default), which a few hundred
+     * communicators of 8 ranks exhaust; POSIX ones are files in /dev/shm,
+     * unlinked at once. */
+    if (NULL == getenv("UCX_ALLOC_PRIO")) {
+        (void) ucp_config_modify(config, "ALLOC_PRIO", "md:posix,md:sysv,huge,thp,md:*,mmap,heap");
+    }
+    if (NULL == getenv("UCX_TLS")) {
+        (void) ucp_config_modify(config, "TLS", "^sysv");
     }
     memset(&params, 0, sizeof(params));
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;

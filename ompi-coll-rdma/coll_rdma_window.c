@@ -59,6 +59,8 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     off += (size_t) coll_rdma_knomial_max_children(comm_size, ar_radix) * win->ar_slot_size;
     win->off_ar_down = off;
     off += win->ar_slot_size;
+    win->off_pw = off;
+    off += (size_t) (2 + 2 * coll_rdma_pairwise_steps(comm_size)) * win->ar_slot_size;
     win->size = off;
 
     win->peers = calloc(comm_size, sizeof(*win->peers));

@@ -22,6 +22,8 @@
  *   bcast consumed   one line: last bcast instance this rank consumed (senders read it)
  *   allreduce up     max_children slots, one per child of the (k+1)-nomial tree
  *   allreduce down   one slot: the result from the parent
+ *   pairwise         fold slot, result-back slot, then two slots (instance
+ *                    parity) per exchange step
  */
 #ifndef COLL_RDMA_WINDOW_H
 #define COLL_RDMA_WINDOW_H
@@ -62,6 +64,7 @@ typedef struct coll_rdma_window {
     size_t off_ar_up;
     size_t ar_slot_size;
     size_t off_ar_down;
+    size_t off_pw;           /* pairwise slots, ar_slot_size each */
 } coll_rdma_window_t;
 
 /**
@@ -111,6 +114,19 @@ static inline size_t coll_rdma_barrier_slot(const coll_rdma_window_t *win, int i
 static inline size_t coll_rdma_ar_up_slot(const coll_rdma_window_t *win, int i)
 {
     return win->off_ar_up + (size_t) i * win->ar_slot_size;
+}
+
+/* Pairwise slots: fold, back, then (step, parity). */
+#define COLL_RDMA_PW_FOLD 0
+#define COLL_RDMA_PW_BACK 1
+static inline size_t coll_rdma_pw_slot(const coll_rdma_window_t *win, int i)
+{
+    return win->off_pw + (size_t) i * win->ar_slot_size;
+}
+
+static inline size_t coll_rdma_pw_step_slot(const coll_rdma_window_t *win, int step, uint64_t seq)
+{
+    return coll_rdma_pw_slot(win, 2 + 2 * step + (int) (seq & 1));
 }
 
 /**
