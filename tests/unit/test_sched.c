@@ -586,12 +586,92 @@ static void check_edge_large(void)
     end_case();
 }
 
+/* ---- pairwise exchange ---- */
+
+/*
+ * Simulate the pairwise-exchange allreduce: fold, log2(p2) exchanges in which
+ * both partners compute (lower partial) op (higher partial), result back to
+ * the folded ranks.  A partial is modelled by per-input counts and by a hash
+ * of the ordered expression, so "every input exactly once" and "every rank
+ * holds the same expression (same bits)" are both checked.
+ */
+static int pw_cnt[MAX_P][MAX_P];
+static unsigned long long pw_hash[MAX_P], pw_pow[MAX_P];
+
+static void pw_combine(int dst, int lower, int higher, int P)
+{
+    unsigned long long h = pw_hash[lower] * pw_pow[higher] + pw_hash[higher];
+    unsigned long long pw = pw_pow[lower] * pw_pow[higher];
+    for (int i = 0; i < P; ++i) {
+        pw_cnt[dst][i] = pw_cnt[lower][i] + pw_cnt[higher][i];
+    }
+    pw_hash[dst] = h;
+    pw_pow[dst] = pw;
+}
+
+static void check_pairwise(int P)
+{
+    static int new_cnt[MAX_P][MAX_P];
+    static unsigned long long new_hash[MAX_P], new_pow[MAX_P];
+    int p2 = coll_rdma_pow2_floor(P), steps = coll_rdma_pairwise_steps(P);
+
+    REQUIRE(p2 >= 1 && p2 <= P && 2 * p2 > P && (p2 & (p2 - 1)) == 0, "pow2_floor=%d", p2);
+    REQUIRE((1 << steps) == p2, "steps=%d for p2=%d", steps, p2);
+    for (int r = 0; r < P; ++r) {
+        int f = coll_rdma_pairwise_fold_partner(r, P);
+        int want = r >= p2 ? r - p2 : (r < P - p2 ? r + p2 : -1);
+        REQUIRE(f == want, "fold partner of %d is %d, want %d", r, f, want);
+        if (f >= 0) {
+            REQUIRE(coll_rdma_pairwise_fold_partner(f, P) == r, "fold not symmetric at %d", r);
+        }
+        for (int i = 0; i < P; ++i) {
+            pw_cnt[r][i] = i == r;
+        }
+        pw_hash[r] = 1000003ull + (unsigned long long) r;
+        pw_pow[r] = 1315423911ull;
+    }
+    for (int r = p2; r < P; ++r) {
+        /* absorb: order does not matter (one rank computes), model it fixed */
+        pw_combine(r - p2, r - p2, r, P);
+    }
+    for (int step = 0; step < steps; ++step) {
+        for (int r = 0; r < p2; ++r) {
+            int q = coll_rdma_pairwise_partner(r, step);
+            REQUIRE(q >= 0 && q < p2 && q != r, "partner %d of %d at step %d", q, r, step);
+            REQUIRE(coll_rdma_pairwise_partner(q, step) == r, "partner not symmetric");
+            for (int i = 0; i < P; ++i) {
+                new_cnt[r][i] = pw_cnt[r < q ? r : q][i] + pw_cnt[r < q ? q : r][i];
+            }
+            new_hash[r] = pw_hash[r < q ? r : q] * pw_pow[r < q ? q : r] + pw_hash[r < q ? q : r];
+            new_pow[r] = pw_pow[r] * pw_pow[q];
+        }
+        for (int r = 0; r < p2; ++r) {
+            memcpy(pw_cnt[r], new_cnt[r], sizeof(int) * P);
+            pw_hash[r] = new_hash[r];
+            pw_pow[r] = new_pow[r];
+        }
+    }
+    for (int r = p2; r < P; ++r) {
+        memcpy(pw_cnt[r], pw_cnt[r - p2], sizeof(int) * P);
+        pw_hash[r] = pw_hash[r - p2];
+    }
+    for (int r = 0; r < P; ++r) {
+        for (int i = 0; i < P; ++i) {
+            REQUIRE(pw_cnt[r][i] == 1, "rank %d holds input %d %d times", r, i, pw_cnt[r][i]);
+        }
+        REQUIRE(pw_hash[r] == pw_hash[0], "rank %d holds a different expression than rank 0", r);
+    }
+}
+
 int main(void)
 {
     check_edge_p1();
     check_edge_large();
 
     for (int P = 1; P <= MAX_P; ++P) {
+        begin_case("pairwise", P, 0);
+        check_pairwise(P);
+        end_case();
         for (int k = MIN_RADIX; k <= MAX_RADIX; ++k) {
             load_tree(P, k);
             begin_case("tree_rounds", P, k);
