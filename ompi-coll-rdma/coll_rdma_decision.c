@@ -8,6 +8,7 @@
 #include "ompi_config.h"
 
 #include "coll_rdma.h"
+#include "coll_rdma_sched.h"
 
 static int fallback(int *why, int reason)
 {
@@ -43,7 +44,6 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                                bool contiguous_predefined, bool reducible_op, int *why)
 {
-    (void) comm_size;
     if (COLL_RDMA_ALG_FALLBACK == cfg->alg[COLL_RDMA_ALLREDUCE]) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
@@ -59,5 +59,17 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
     if (COLL_RDMA_ALG_AUTO != cfg->alg[COLL_RDMA_ALLREDUCE]) {
         return cfg->alg[COLL_RDMA_ALLREDUCE];
     }
-    return COLL_RDMA_ALG_KTREE;
+    /*
+     * Both give the same bits on every rank.  Pick the one with fewer
+     * dependent transfers: pairwise needs log2(p2) exchanges plus fold and
+     * back when P is not a power of two; the tree needs up and down,
+     * 2 * ceil(log_{k+1} P), and its parents send serially.  Ties go to
+     * pairwise.  (P = 3: tree 2 against pairwise 3; P = 2, 4, 8: pairwise.)
+     */
+    {
+        int p2 = coll_rdma_pow2_floor(comm_size);
+        int pairwise = coll_rdma_pairwise_steps(comm_size) + (p2 < comm_size ? 2 : 0);
+        int tree = 2 * coll_rdma_sched_rounds(comm_size, cfg->allreduce_ktree_degree + 1);
+        return tree < pairwise ? COLL_RDMA_ALG_KTREE : COLL_RDMA_ALG_PAIRWISE;
+    }
 }
