@@ -8,6 +8,11 @@
  * MPI's base (non-vectorized) function on the same inputs; pairs that differ
  * are then reduced with the base function.  Floating-point types are not
  * compared: vector and scalar code may legitimately differ in NaN payloads.
+ *
+ * Open MPI 4.1.4 also compares MPI_UNSIGNED_LONG as signed in MIN and MAX,
+ * in every op component (open-mpi/ompi#10525, fixed in 4.1.5), so no
+ * self-test against the base function can see it: C long and unsigned long
+ * are reduced with the functions of their fixed-width twins instead.
  */
 #include "ompi_config.h"
 
@@ -25,6 +30,21 @@
 static bool use_base[OMPI_OP_BASE_FORTRAN_OP_MAX][OMPI_OP_BASE_TYPE_MAX];
 static bool selftest_done = false;
 
+/* The op framework's type index of predefined `dtype`, C long types mapped
+ * to their fixed-width twins (see above); -1 when it has none. */
+static int op_type(const ompi_datatype_t *dtype)
+{
+    int t = ompi_op_ddt_map[dtype->id];
+
+    if (OMPI_OP_BASE_TYPE_UNSIGNED_LONG == t) {
+        return 8 == sizeof(unsigned long) ? OMPI_OP_BASE_TYPE_UINT64_T : OMPI_OP_BASE_TYPE_UINT32_T;
+    }
+    if (OMPI_OP_BASE_TYPE_LONG == t) {
+        return 8 == sizeof(long) ? OMPI_OP_BASE_TYPE_INT64_T : OMPI_OP_BASE_TYPE_INT32_T;
+    }
+    return t;
+}
+
 /* Pseudo-random bytes, deterministic (xorshift64). */
 static void fill(unsigned char *buf, size_t bytes, uint64_t seed)
 {
@@ -40,7 +60,7 @@ static void fill(unsigned char *buf, size_t bytes, uint64_t seed)
 
 static void selftest_pair(ompi_op_t *op, ompi_datatype_t *dtype)
 {
-    int f = op->o_f_to_c_index, t = ompi_op_ddt_map[dtype->id];
+    int f = op->o_f_to_c_index, t = op_type(dtype);
     ompi_op_base_handler_fn_t base;
     unsigned char in[SELFTEST_COUNT * 8], mine[SELFTEST_COUNT * 8], ref[SELFTEST_COUNT * 8];
     size_t size = dtype->super.size;
@@ -77,7 +97,7 @@ void coll_rdma_op_selftest(void)
                         MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR};
     ompi_datatype_t *types[] = {MPI_INT8_T,  MPI_UINT8_T, MPI_INT16_T, MPI_UINT16_T,
                                 MPI_INT32_T, MPI_UINT32_T, MPI_INT64_T, MPI_UINT64_T,
-                                MPI_LONG,    MPI_UNSIGNED_LONG, MPI_BYTE};
+                                MPI_BYTE};
 
     if (selftest_done) {
         return;
@@ -92,26 +112,35 @@ void coll_rdma_op_selftest(void)
 
 bool coll_rdma_op_supported(ompi_op_t *op, ompi_datatype_t *dtype)
 {
-    int t;
+    int f, t;
 
     if (!ompi_op_is_intrinsic(op) || !ompi_op_is_commute(op)
         || !ompi_datatype_is_predefined(dtype)) {
         return false;
     }
-    t = ompi_op_ddt_map[dtype->id];
-    return t >= 0 && NULL != op->o_func.intrinsic.fns[t];
+    f = op->o_f_to_c_index;
+    t = op_type(dtype);
+    return f > 0 && f < OMPI_OP_BASE_FORTRAN_OP_MAX && t >= 0
+           && NULL != op->o_func.intrinsic.fns[t];
 }
 
 void coll_rdma_op_reduce(ompi_op_t *op, const void *source, void *target, size_t count,
                          ompi_datatype_t *dtype)
 {
-    int f = op->o_f_to_c_index, t = ompi_op_ddt_map[dtype->id];
+    int f = op->o_f_to_c_index, t = op_type(dtype);
+    size_t extent = dtype->super.size;
 
-    if (OPAL_UNLIKELY(f > 0 && f < OMPI_OP_BASE_FORTRAN_OP_MAX && use_base[f][t])
-        && count <= INT_MAX) {
-        int n = (int) count;
-        ompi_op_base_functions[f][t]((void *) source, target, &n, &dtype, NULL);
-        return;
+    /* the op functions count in int */
+    while (count > 0) {
+        int n = count > INT_MAX ? INT_MAX : (int) count;
+        if (OPAL_UNLIKELY(use_base[f][t])) {
+            ompi_op_base_functions[f][t]((void *) source, target, &n, &dtype, NULL);
+        } else {
+            op->o_func.intrinsic.fns[t]((void *) source, target, &n, &dtype,
+                                        op->o_func.intrinsic.modules[t]);
+        }
+        source = (const char *) source + (size_t) n * extent;
+        target = (char *) target + (size_t) n * extent;
+        count -= (size_t) n;
     }
-    ompi_op_reduce(op, (void *) source, target, count, dtype);
 }

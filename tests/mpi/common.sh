@@ -1,0 +1,320 @@
+# Shared helpers of the coll/rdma MPI test scripts (tests/mpi, tests/real).
+# Source it from bash after `set -u`; it defines functions and variables only.
+#
+# Environment:
+#   BUILDDIR   where ompi-coll-rdma/.libs/mca_coll_rdma.so lives (default: the
+#              repository root)
+#   PLAIN=1    run against plain Open MPI even if the component is built
+#   REQUIRE_COMPONENT=1  fail (instead of testing plain Open MPI) when
+#              $BUILDDIR/ompi-coll-rdma/.libs/mca_coll_rdma.so is missing
+#   TIMEOUT    seconds per mpirun (default 120); a hang is a failure
+#   KEEP_LOGS=1  keep the log directory (always kept when something failed)
+#   ONLY       extended regex: run only the cases whose name matches
+#   EXCLUDE    extended regex: skip the cases whose name matches
+
+RDMA_REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILDDIR=${BUILDDIR:-$RDMA_REPO_ROOT}
+if ! BUILDDIR=$(cd "$BUILDDIR" 2>/dev/null && pwd); then
+    echo "BUILDDIR ${BUILDDIR} does not exist" >&2
+    exit 2
+fi
+TIMEOUT=${TIMEOUT:-120}
+PLAIN=${PLAIN:-0}
+ONLY=${ONLY:-}
+EXCLUDE=${EXCLUDE:-}
+KEEP_LOGS=${KEEP_LOGS:-0}
+
+# Open MPI refuses to run as root without these.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+RDMA_SO=$BUILDDIR/ompi-coll-rdma/.libs/mca_coll_rdma.so
+RDMA_SYSDIR=$(ompi_info --path pkglibdir --parsable 2>/dev/null | sed 's/^path:pkglibdir://')
+
+# Debian's Open MPI 4.1.4 op/avx component computes MPI_SUM on 8- and 16-bit
+# integers (int8, uint8, int16, uint16 and their C aliases) with SATURATING
+# vector adds once the count reaches a vector width, so coll/tuned returns
+# wrong sums whenever they overflow.  Every run in which some call may be
+# served by Open MPI rather than coll/rdma (forced fallback, messages above
+# the thresholds, derived types and user ops, np=1, plain Open MPI) therefore
+# excludes op/avx.  Only the dedicated int8sum cases run without it, to show
+# that coll/rdma itself gets those sums right.
+OP_AVX_WORKAROUND="--mca op ^avx"
+
+if [ "$PLAIN" != 1 ] && [ -f "$RDMA_SO" ]; then
+    RDMA_MODE=component
+else
+    RDMA_MODE=plain
+    if [ "$PLAIN" != 1 ] && [ "${REQUIRE_COMPONENT:-0}" = 1 ]; then
+        echo "FAIL component-present ($RDMA_SO is missing and REQUIRE_COMPONENT=1)"
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+    [ "$PLAIN" != 1 ] && echo "# note: $RDMA_SO not found: testing plain Open MPI" >&2
+fi
+
+# Environment for mpirun: how the component is found (docs/contract.md).
+rdma_mpi_env() {
+    if [ "$RDMA_MODE" = component ]; then
+        echo "OMPI_MCA_mca_base_component_path=$RDMA_SYSDIR:$BUILDDIR/ompi-coll-rdma/.libs"
+    fi
+}
+
+# MCA arguments that turn the statistics on (component mode only).
+rdma_verbose_args() {
+    if [ "$RDMA_MODE" = component ]; then
+        echo "--mca coll_rdma_verbose 1"
+    fi
+}
+
+RDMA_LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/coll-rdma-tests.XXXXXX")
+RDMA_NPASS=0
+RDMA_NFAIL=0
+RDMA_T0=$(date +%s)
+
+rdma_pass() {
+    RDMA_NPASS=$((RDMA_NPASS + 1))
+    echo "PASS $1${2:+ ($2)}"
+}
+
+rdma_fail() {
+    RDMA_NFAIL=$((RDMA_NFAIL + 1))
+    echo "FAIL $1 ($2)"
+}
+
+# rdma_selected NAME: whether ONLY and EXCLUDE let this case run.
+rdma_selected() {
+    if [ -n "$EXCLUDE" ] && echo "$1" | grep -Eq -- "$EXCLUDE"; then
+        return 1
+    fi
+    [ -z "$ONLY" ] && return 0
+    echo "$1" | grep -Eq -- "$ONLY"
+}
+
+# ---- /dev/shm hygiene ------------------------------------------------------
+
+# Names in /dev/shm now.
+rdma_shm_list() {
+    ls -A /dev/shm 2>/dev/null | sort
+}
+
+# /dev/shm paths some live process has mapped or open.
+rdma_shm_in_use() {
+    {
+        cat /proc/[0-9]*/maps 2>/dev/null | awk '$6 ~ /^\/dev\/shm\// {print $6}'
+        find /proc/[0-9]*/fd -lname '/dev/shm/*' -printf '%l\n' 2>/dev/null
+    } | sort -u
+}
+
+# rdma_shm_cleanup SNAPSHOT_FILE: remove /dev/shm entries that appeared since
+# the snapshot and that no live process uses (so a concurrent job's files
+# stay).  Prints how many were removed.
+rdma_shm_cleanup() {
+    local snap=$1 new used n=0 f
+    new=$(rdma_shm_list | comm -13 "$snap" -)
+    if [ -n "$new" ]; then
+        used=$(rdma_shm_in_use)
+        for f in $new; do
+            if ! printf '%s\n' "$used" | grep -qxF "/dev/shm/$f"; then
+                rm -rf -- "/dev/shm/$f" && n=$((n + 1))
+            fi
+        done
+    fi
+    echo "$n"
+}
+
+# SysV shared memory (UCX's mm/sysv transport uses it): ids now.
+rdma_sysv_list() {
+    ipcs -m 2>/dev/null | awk '$2 ~ /^[0-9]+$/ {print $2}' | sort
+}
+
+# rdma_sysv_cleanup SNAPSHOT_FILE: remove SysV segments that appeared since the
+# snapshot, that nobody has attached and whose creator is gone.  Prints how
+# many were removed.
+rdma_sysv_cleanup() {
+    local snap=$1 id cpid nattch n=0
+    command -v ipcs >/dev/null 2>&1 || { echo 0; return; }
+    for id in $(rdma_sysv_list | comm -13 "$snap" -); do
+        nattch=$(ipcs -m -i "$id" 2>/dev/null | sed -n 's/.*nattch=\([0-9]*\).*/\1/p')
+        cpid=$(ipcs -m -i "$id" 2>/dev/null | sed -n 's/.*cpid=\([0-9]*\).*/\1/p')
+        if [ "${nattch:-1}" = 0 ] && [ -n "$cpid" ] && [ ! -d "/proc/$cpid" ]; then
+            ipcrm -m "$id" 2>/dev/null && n=$((n + 1))
+        fi
+    done
+    echo "$n"
+}
+
+# ---- processes ---------------------------------------------------------------
+
+# PIDs of processes whose environment holds RDMA_TEST_RUN=<marker>.
+rdma_marked_pids() {
+    local marker=$1
+    grep -lzxF "RDMA_TEST_RUN=$marker" /proc/[0-9]*/environ 2>/dev/null |
+        sed -e 's|^/proc/||' -e 's|/environ$||' | grep -vx "$$"
+}
+
+# Kill (by PID) every process left over from the run with this marker.
+rdma_kill_strays() {
+    local marker=$1 pids n=0 pid
+    pids=$(rdma_marked_pids "$marker")
+    for pid in $pids; do
+        kill -KILL "$pid" 2>/dev/null && n=$((n + 1))
+    done
+    echo "$n"
+}
+
+# rdma_run NAME OUTFILE ERRFILE CMD...: run CMD (an mpirun line) with the
+# component's environment, under timeout, with a marker in its environment
+# so stray processes can be found and killed afterwards; then clean up
+# /dev/shm.  Returns the command's exit status (124/137 on timeout).
+RDMA_RUN_SECS=0
+RDMA_RUN_NOTE=
+rdma_run() {
+    local name=$1 out=$2 err=$3
+    shift 3
+    local marker="$$-$RANDOM-$name" snap rc t0 strays removed sysv
+    snap=$RDMA_LOGDIR/.shm-snapshot
+    rdma_shm_list >"$snap"
+    rdma_sysv_list >"$snap.sysv"
+    RDMA_CUR_MARKER=$marker
+    t0=$(date +%s%N)
+    # shellcheck disable=SC2046
+    env RDMA_TEST_RUN="$marker" $(rdma_mpi_env) \
+        timeout --kill-after=10 "$TIMEOUT" "$@" >"$out" 2>"$err" </dev/null
+    rc=$?
+    RDMA_RUN_SECS=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN {printf "%.1f", (b - a) / 1e9}')
+    # after MPI_Abort or a timeout, ranks may take a moment to go: give them
+    # up to 5 s, then kill what is left, so that their files are unused
+    local i=0
+    while [ $i -lt 50 ] && [ -n "$(rdma_marked_pids "$marker")" ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    strays=$(rdma_kill_strays "$marker")
+    [ "$strays" != 0 ] && sleep 0.2
+    removed=$(rdma_shm_cleanup "$snap")
+    sysv=$(rdma_sysv_cleanup "$snap.sysv")
+    RDMA_CUR_MARKER=
+    RDMA_RUN_NOTE=
+    if [ "$strays" != 0 ]; then
+        RDMA_RUN_NOTE="killed $strays stray processes"
+    fi
+    if [ "$removed" != 0 ]; then
+        RDMA_RUN_NOTE="${RDMA_RUN_NOTE:+$RDMA_RUN_NOTE, }removed $removed /dev/shm files"
+    fi
+    if [ "$sysv" != 0 ]; then
+        RDMA_RUN_NOTE="${RDMA_RUN_NOTE:+$RDMA_RUN_NOTE, }removed $sysv SysV segments"
+    fi
+    return $rc
+}
+
+# Interrupted: end the processes of the run in flight, clean up, stop.
+RDMA_CUR_MARKER=
+rdma_interrupted() {
+    if [ -n "$RDMA_CUR_MARKER" ]; then
+        rdma_kill_strays "$RDMA_CUR_MARKER" >/dev/null
+        sleep 0.2
+        rdma_shm_cleanup "$RDMA_LOGDIR/.shm-snapshot" >/dev/null
+        rdma_sysv_cleanup "$RDMA_LOGDIR/.shm-snapshot.sysv" >/dev/null
+    fi
+    echo "interrupted; logs: $RDMA_LOGDIR" >&2
+    echo "$RDMA_NPASS passed, $((RDMA_NFAIL + 1)) failed"
+    exit 130
+}
+trap rdma_interrupted INT TERM
+
+# First lines that say what went wrong, on one line.
+rdma_first_errors() {
+    local out=$1 err=$2
+    {
+        grep -h -m 5 -E '^FAIL |error|Error|ERROR|abort|Abort|Segmentation|signal|unable to open' "$out" "$err" 2>/dev/null
+    } | head -n 5 | tr '\n' ' ' | cut -c1-600
+}
+
+# ---- statistics (docs/contract.md) ---------------------------------------------
+
+# rdma_stat_ranks ERRFILE "coll alg": number of distinct ranks whose line
+# "[coll/rdma] rank R: coll alg: calls=N ..." has N > 0.
+rdma_stat_ranks() {
+    local err=$1 what=$2
+    grep -E "^\[coll/rdma\] rank [0-9]+: $what: calls=[0-9]+" "$err" 2>/dev/null |
+        sed -E 's/^\[coll\/rdma\] rank ([0-9]+): .*calls=([0-9]+).*/\1 \2/' |
+        awk '$2 > 0 {print $1}' | sort -u | wc -l
+}
+
+# rdma_stat_sum ERRFILE "coll alg" FIELD: sum of FIELD=N over all ranks' lines.
+rdma_stat_sum() {
+    local err=$1 what=$2 field=$3
+    grep -E "^\[coll/rdma\] rank [0-9]+: $what:" "$err" 2>/dev/null |
+        grep -oE "(^| )$field=[0-9]+" | sed 's/.*=//' | awk '{s += $1} END {print s + 0}'
+}
+
+# rdma_check_stats ERRFILE NP CHECK...: empty output when every CHECK holds,
+# otherwise the reason.  Checks (component mode, np >= 2 only):
+#   served:COLL:ALG   every rank served calls=N>0 with that algorithm
+#   someserved:COLL:ALG  at least one rank did
+#   none              no rank served anything (no line of an algorithm
+#                     other than "fallback" with calls > 0)
+#   fb:REASON         allreduce fallback REASON=N summed over ranks > 0
+#   nofb              no "allreduce fallback" line at all
+rdma_check_stats() {
+    local err=$1 np=$2 c n coll alg
+    shift 2
+    [ "$RDMA_MODE" = component ] || return 0
+    [ "$np" -ge 2 ] || return 0
+    if ! grep -q '^\[coll/rdma\] rank ' "$err"; then
+        for c in "$@"; do
+            case $c in none) ;; *) echo "no [coll/rdma] statistics lines on stderr (component not loaded?)"; return 0 ;; esac
+        done
+    fi
+    for c in "$@"; do
+        case $c in
+        served:* | someserved:*)
+            coll=$(echo "$c" | cut -d: -f2)
+            alg=$(echo "$c" | cut -d: -f3)
+            n=$(rdma_stat_ranks "$err" "$coll $alg")
+            if [ "${c%%:*}" = served ] && [ "$n" -ne "$np" ]; then
+                echo "statistics: only $n of $np ranks show '$coll $alg: calls=N' with N>0"
+                return 0
+            fi
+            if [ "$n" -eq 0 ]; then
+                echo "statistics: no rank shows '$coll $alg: calls=N' with N>0"
+                return 0
+            fi
+            ;;
+        none)
+            # any algorithm line but "fallback" (nway, knomial, ktree, ...)
+            if grep -E '^\[coll/rdma\] rank [0-9]+: (barrier|bcast|allreduce) [a-z_]+: calls=[1-9]' "$err" | grep -qv ' fallback: '; then
+                echo "statistics: calls served although coll/rdma should serve none: $(grep -E '^\[coll/rdma\] rank [0-9]+: (barrier|bcast|allreduce) [a-z_]+: calls=[1-9]' "$err" | grep -v ' fallback: ' | head -n 1)"
+                return 0
+            fi
+            ;;
+        fb:*)
+            n=$(rdma_stat_sum "$err" "allreduce fallback" "${c#fb:}")
+            if [ "$n" -le 0 ]; then
+                echo "statistics: no allreduce fallback counted with ${c#fb:}=N>0"
+                return 0
+            fi
+            ;;
+        nofb)
+            if grep -qE '^\[coll/rdma\] rank [0-9]+: allreduce fallback:' "$err"; then
+                echo "statistics: allreduce calls fell back: $(grep -m1 -E 'allreduce fallback:' "$err")"
+                return 0
+            fi
+            ;;
+        esac
+    done
+    return 0
+}
+
+# Final line, log directory handling; returns the exit status to use.
+rdma_finish() {
+    local secs=$(($(date +%s) - RDMA_T0))
+    if [ "$RDMA_NFAIL" -gt 0 ] || [ "$KEEP_LOGS" = 1 ]; then
+        echo "logs: $RDMA_LOGDIR (total ${secs}s, mode $RDMA_MODE)" >&2
+    else
+        rm -rf -- "$RDMA_LOGDIR"
+        echo "total ${secs}s, mode $RDMA_MODE" >&2
+    fi
+    echo "$RDMA_NPASS passed, $RDMA_NFAIL failed"
+    [ "$RDMA_NFAIL" -eq 0 ]
+}
