@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ompi/mca/coll/base/base.h"
+#include "ompi/runtime/mpiruntime.h"
 
 /* ---- configuration agreement ------------------------------------------- */
 
@@ -100,10 +101,16 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
     int rc;
 
     memset(&mine, 0, sizeof(mine));
-    if (NULL != headers && NULL != counts && NULL != displs && NULL != oks
-        && OMPI_SUCCESS == coll_rdma_ucx_init()) {
-        coll_rdma_op_selftest();
-        win = coll_rdma_window_alloc(cfg, size, rank);
+    if (NULL != headers && NULL != counts && NULL != displs && NULL != oks) {
+        coll_rdma_ucx_lock();
+        rc = coll_rdma_ucx_init();
+        if (OMPI_SUCCESS == rc) {
+            coll_rdma_op_selftest();
+        }
+        coll_rdma_ucx_unlock();
+        if (OMPI_SUCCESS == rc) {
+            win = coll_rdma_window_alloc(cfg, size, rank);
+        }
     }
     if (NULL != win) {
         mine.ok = 1;
@@ -183,15 +190,25 @@ static inline bool window_ready(mca_coll_rdma_module_t *m, struct ompi_communica
 
 /* ---- statistics ------------------------------------------------------------ */
 
+/* Threads may run collectives on distinct communicators at once. */
+static inline void count(uint64_t *counter, uint64_t n)
+{
+    if (OPAL_UNLIKELY(ompi_mpi_thread_multiple)) {
+        __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
+    } else {
+        *counter += n;
+    }
+}
+
 static inline void count_served(int coll, int alg, size_t bytes)
 {
-    mca_coll_rdma_component.served_calls[coll][alg]++;
-    mca_coll_rdma_component.served_bytes[coll][alg] += bytes;
+    count(&mca_coll_rdma_component.served_calls[coll][alg], 1);
+    count(&mca_coll_rdma_component.served_bytes[coll][alg], bytes);
 }
 
 static inline void count_fallback(int coll, int why)
 {
-    mca_coll_rdma_component.fallback_calls[coll][why]++;
+    count(&mca_coll_rdma_component.fallback_calls[coll][why], 1);
 }
 
 /* ---- entry points ------------------------------------------------------------ */
@@ -318,12 +335,6 @@ mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *com
 
     if (OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < c->min_comm_size
         || ompi_comm_size(comm) < 2 || c->priority < 0) {
-        return NULL;
-    }
-    if (ompi_mpi_thread_multiple) {
-        if (c->verbose >= 1) {
-            mca_coll_rdma_output("MPI_THREAD_MULTIPLE is not supported: coll/rdma steps aside");
-        }
         return NULL;
     }
     m = OBJ_NEW(mca_coll_rdma_module_t);

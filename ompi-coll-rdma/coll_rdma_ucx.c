@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompi/runtime/mpiruntime.h"
 #include "opal/class/opal_hash_table.h"
 #include "opal/runtime/opal_progress.h"
+#include "opal/threads/mutex.h"
 
 ucp_worker_h coll_rdma_ucx_worker = NULL;
 
@@ -20,6 +22,17 @@ static size_t ucx_address_len = 0;
 static int ucx_state = OPAL_ERR_NOT_INITIALIZED; /* sticky result of the first init */
 static opal_hash_table_t ucx_endpoints;          /* ompi_proc_t * -> ucp_ep_h */
 static bool ucx_progress_registered = false;
+static opal_mutex_t ucx_lock = OPAL_MUTEX_STATIC_INIT;
+
+void coll_rdma_ucx_lock(void)
+{
+    OPAL_THREAD_LOCK(&ucx_lock);
+}
+
+void coll_rdma_ucx_unlock(void)
+{
+    OPAL_THREAD_UNLOCK(&ucx_lock);
+}
 
 static int ucx_progress(void)
 {
@@ -63,7 +76,7 @@ int coll_rdma_ucx_init(void)
     memset(&params, 0, sizeof(params));
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
     params.features = UCP_FEATURE_RMA;
-    params.mt_workers_shared = 0;
+    params.mt_workers_shared = ompi_mpi_thread_multiple;
     status = ucp_init(&params, config, &ucx_context);
     ucp_config_release(config);
     if (UCS_OK != status) {
@@ -71,7 +84,8 @@ int coll_rdma_ucx_init(void)
     }
     memset(&wparams, 0, sizeof(wparams));
     wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    wparams.thread_mode = UCS_THREAD_MODE_SINGLE;
+    /* threads may put and progress at once on distinct communicators */
+    wparams.thread_mode = ompi_mpi_thread_multiple ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
     status = ucp_worker_create(ucx_context, &wparams, &coll_rdma_ucx_worker);
     if (UCS_OK != status) {
         ucp_cleanup(ucx_context);

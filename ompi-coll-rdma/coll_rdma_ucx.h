@@ -14,13 +14,23 @@
 
 #include "ompi/proc/proc.h"
 
+/**
+ * Serialize set-up and tear-down calls into UCX (context, endpoints, memory
+ * registration, rkeys) between threads under MPI_THREAD_MULTIPLE; no-ops
+ * otherwise.  The data path needs no lock: stores on the direct path, and a
+ * worker created thread-safe for puts.  Never held across MPI calls.
+ */
+void coll_rdma_ucx_lock(void);
+void coll_rdma_ucx_unlock(void);
+
 /** The process-wide worker, valid after coll_rdma_ucx_init() succeeded. */
 extern ucp_worker_h coll_rdma_ucx_worker;
 
 /**
  * Create the UCP context and worker once per process.  Idempotent; a failure
  * is remembered and returned again without retrying.  Returns OMPI_SUCCESS or
- * OMPI_ERR_NOT_AVAILABLE (reason printed at coll_rdma_verbose >= 1).
+ * OMPI_ERR_NOT_AVAILABLE (reason printed at coll_rdma_verbose >= 1).  Call
+ * with the UCX lock held.
  */
 int coll_rdma_ucx_init(void);
 
@@ -33,6 +43,7 @@ void coll_rdma_ucx_worker_address(const void **addr, size_t *len);
 /**
  * Endpoint to `proc` whose worker address is `addr`; created once and cached
  * per process for every communicator.  Returns OMPI_SUCCESS or OMPI_ERROR.
+ * Call with the UCX lock held.
  */
 int coll_rdma_ucx_ep(ompi_proc_t *proc, const void *addr, ucp_ep_h *ep);
 

@@ -32,11 +32,15 @@ static inline uint64_t load_acquire(const char *addr)
     return __atomic_load_n((const uint64_t *) addr, __ATOMIC_ACQUIRE);
 }
 
+static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
+                        const char *blobs, const int *displs);
+
 coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int comm_size, int rank)
 {
     coll_rdma_window_t *win = calloc(1, sizeof(*win));
     int n = cfg->barrier_nway_n;
     int ar_radix = cfg->allreduce_ktree_degree + 1;
+    int rc = OMPI_ERR_OUT_OF_RESOURCE;
     size_t off;
 
     if (NULL == win) {
@@ -65,10 +69,13 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
 
     win->peers = calloc(comm_size, sizeof(*win->peers));
     win->credit = calloc(comm_size, sizeof(*win->credit));
-    if (NULL == win->peers || NULL == win->credit
-        || OMPI_SUCCESS
-               != coll_rdma_ucx_mem_alloc(win->size, &win->memh, (void **) &win->base,
-                                          &win->rkey_buf, &win->rkey_len)) {
+    if (NULL != win->peers && NULL != win->credit) {
+        coll_rdma_ucx_lock();
+        rc = coll_rdma_ucx_mem_alloc(win->size, &win->memh, (void **) &win->base, &win->rkey_buf,
+                                     &win->rkey_len);
+        coll_rdma_ucx_unlock();
+    }
+    if (OMPI_SUCCESS != rc) {
         free(win->peers);
         free(win->credit);
         free(win);
@@ -104,6 +111,17 @@ void coll_rdma_window_pack(const coll_rdma_window_t *win, void *blob)
 
 int coll_rdma_window_attach(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
                             const char *blobs, const int *displs)
+{
+    int rc;
+
+    coll_rdma_ucx_lock();
+    rc = attach_peers(win, comm, blobs, displs);
+    coll_rdma_ucx_unlock();
+    return rc;
+}
+
+static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
+                        const char *blobs, const int *displs)
 {
     for (int i = 0; i < win->comm_size; ++i) {
         coll_rdma_peer_t *peer = &win->peers[i];
@@ -142,6 +160,7 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     if (NULL == win) {
         return;
     }
+    coll_rdma_ucx_lock();
     for (int i = 0; i < win->comm_size; ++i) {
         if (NULL != win->peers[i].rkey) {
             ucp_rkey_destroy(win->peers[i].rkey);
@@ -151,6 +170,7 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
         ucp_rkey_buffer_release(win->rkey_buf);
     }
     coll_rdma_ucx_mem_free(win->memh);
+    coll_rdma_ucx_unlock();
     free(win->peers);
     free(win->credit);
     free(win);

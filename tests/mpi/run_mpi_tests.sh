@@ -84,8 +84,8 @@ case_() {
         reason="timeout after ${TIMEOUT}s (hang)"
     elif [ $rc -ne 0 ]; then
         reason="exit $rc: $(rdma_first_errors "$out" "$err")"
-    elif ! grep -q '^test_coll OK' "$out"; then
-        reason="no 'test_coll OK' line"
+    elif ! grep -qE '^test_(coll|threads) OK' "$out"; then
+        reason="no 'test_coll OK' (or test_threads OK) line"
     else
         # shellcheck disable=SC2086
         reason=$(rdma_check_stats "$err" "$np" $checks)
@@ -170,7 +170,19 @@ case_ "small-thresholds-stress-np4" 4 avx-off \
 case_ "min-comm-size4-comm-np8" 8 avx-off "--mca coll_rdma_min_comm_size 4" \
     "--only comm --dup-cycles 200" "$SERVED_ALL"
 
-# 7. known Open MPI 4.1.4 bugs that coll/rdma must not inherit.
+# 7. MPI_THREAD_MULTIPLE: threads running collectives on distinct
+#    communicators at once, and one creating and freeing communicators
+THREADS_BIN=$BUILDDIR/tests/mpi/test_threads
+THREADS_SRC=$RDMA_REPO_ROOT/tests/mpi/test_threads.c
+if [ ! -x "$THREADS_BIN" ] || [ "$THREADS_SRC" -nt "$THREADS_BIN" ]; then
+    mkdir -p "$BUILDDIR/tests/mpi"
+    mpicc -O2 -g -Wall -pthread -o "$THREADS_BIN" "$THREADS_SRC" || rm -f "$THREADS_BIN"
+fi
+for np in 2 4; do
+    TEST_COLL=$THREADS_BIN case_ "thread-multiple-np$np" "$np" avx-off "" "3 1500" "$SERVED_ALL"
+done
+
+# 8. known Open MPI 4.1.4 bugs that coll/rdma must not inherit.
 #    int8/int16 SUM with coll/rdma serving every allreduce and op/avx
 #    loaded (NO $OP_AVX_WORKAROUND): must be right.  With plain Open MPI this
 #    fails (op/avx saturates), so without the component it is not run as a

@@ -9,8 +9,7 @@ Results of other ranks are compared through comm.allgather / Allgather,
 which coll/rdma does not serve.
 
 --thread-level=LEVEL: the level mpi4py asks MPI_Init_thread for (default
-"funneled").  mpi4py's own default is "multiple", at which coll/rdma steps
-aside (it does not support MPI_THREAD_MULTIPLE); run_mpi4py.sh runs both.
+"funneled").  mpi4py's own default is "multiple"; run_mpi4py.sh runs both.
 
 --skip-ulong-minmax: skip MIN/MAX on numpy uint64 (MPI_UNSIGNED_LONG), which
 plain Open MPI 4.1.4 computes as signed (open-mpi/ompi#10525, fixed in

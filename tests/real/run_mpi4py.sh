@@ -65,14 +65,15 @@ run() {
     fi
 }
 
-SERVED="served:barrier:nway served:bcast:knomial served:allreduce:ktree"
+# auto picks the allreduce algorithm by communicator size (docs/design.md)
+SERVED="served:barrier:nway served:bcast:knomial served:allreduce:(ktree|pairwise)"
 run mpi4py-np3 3 avx-off funneled "$SERVED"
 if [ "$RDMA_MODE" = component ]; then
     run mpi4py-np4-avx 4 avx-on funneled "$SERVED"
 else
     run mpi4py-np4 4 avx-off funneled "$SERVED"
 fi
-# mpi4py's default thread level: coll/rdma steps aside, Open MPI serves all
-run mpi4py-np4-thread-multiple 4 avx-off multiple "none"
+# mpi4py's default thread level, MPI_THREAD_MULTIPLE: served all the same
+run mpi4py-np4-thread-multiple 4 avx-off multiple "$SERVED"
 
 rdma_finish
