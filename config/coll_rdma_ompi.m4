@@ -1,10 +1,14 @@
 # COLL_RDMA_CHECK_OMPI: find Open MPI's devel headers and component directory.
 #   --with-ompi=DIR           Open MPI installation prefix (DIR/include, DIR/lib)
+#   --with-pmix=DIR           Open MPI 5: external PMIx prefix (default: pkg-config pmix)
 #   --with-ompi-compdir=DIR   where `make install` puts mca_coll_rdma.so
-# Sets OMPI_CFLAGS, OMPI_LIBS, OMPI_COMPDIR, OMPI_VERSION.
+# Sets OMPI_CFLAGS, OMPI_SHIM_CFLAGS, OMPI_LIBS, OMPI_COMPDIR, OMPI_VERSION,
+# OMPI_COLL_API and OMPI_SHIMS.  Supported: Open MPI 4.1 and 5.0.
 AC_DEFUN([COLL_RDMA_CHECK_OMPI], [
   AC_ARG_WITH([ompi],
     [AS_HELP_STRING([--with-ompi=DIR], [Open MPI installation prefix (default: mpicc / pkg-config ompi-c)])])
+  AC_ARG_WITH([pmix],
+    [AS_HELP_STRING([--with-pmix=DIR], [Open MPI 5: prefix of the external PMIx its headers include (default: pkg-config pmix)])])
   AC_ARG_WITH([ompi-compdir],
     [AS_HELP_STRING([--with-ompi-compdir=DIR], [install directory of mca_coll_rdma.so (default: Open MPI's pkglibdir; with --prefix: PREFIX/lib/openmpi)])])
 
@@ -29,20 +33,67 @@ AC_DEFUN([COLL_RDMA_CHECK_OMPI], [
     ])
   OMPI_LIBS="-L$OMPI_LIBDIR -lmpi -lopen-pal"
 
+  # The version of the headers we compile against decides the glue
+  # (ompi-coll-rdma/coll_rdma_compat.h); read it before anything that needs
+  # the rest of the devel headers, so an unsupported version is named.
   save_CPPFLAGS="$CPPFLAGS"
   CPPFLAGS="$CPPFLAGS $OMPI_CFLAGS"
-  AC_CHECK_HEADER([ompi/mca/coll/coll.h], [],
-    [AC_MSG_ERROR([Open MPI's internal headers (ompi/mca/coll/coll.h) not found with '$OMPI_CFLAGS': install Debian's libopenmpi-dev, or give --with-ompi=DIR of an Open MPI built with its devel headers])],
-    [#include "ompi_config.h"])
+  AC_CHECK_HEADER([ompi_config.h], [],
+    [AC_MSG_ERROR([ompi_config.h not found with '$OMPI_CFLAGS': install Debian's libopenmpi-dev, or give --with-ompi=DIR of an Open MPI built with its devel headers])])
   AC_MSG_CHECKING([Open MPI version])
   AC_COMPUTE_INT([ompi_major], [OMPI_MAJOR_VERSION], [#include "ompi_config.h"], [ompi_major=0])
   AC_COMPUTE_INT([ompi_minor], [OMPI_MINOR_VERSION], [#include "ompi_config.h"], [ompi_minor=0])
   AC_COMPUTE_INT([ompi_release], [OMPI_RELEASE_VERSION], [#include "ompi_config.h"], [ompi_release=0])
   OMPI_VERSION="$ompi_major.$ompi_minor.$ompi_release"
   AC_MSG_RESULT([$OMPI_VERSION])
-  AS_IF([test "$ompi_major" != 4],
-    [AC_MSG_ERROR([Open MPI $OMPI_VERSION is not supported: coll/rdma builds against Open MPI 4.1])])
+  AS_CASE([$ompi_major.$ompi_minor],
+    [4.1], [OMPI_COLL_API="component 2.0.0, module 2.3.0"],
+    [5.0], [OMPI_COLL_API="component 2.4.0, module 2.4.0"],
+    [AC_MSG_ERROR([Open MPI $OMPI_VERSION is not supported: coll/rdma builds against Open MPI 4.1 and 5.0])])
+  AC_MSG_CHECKING([coll framework API])
+  AC_MSG_RESULT([$OMPI_COLL_API])
+
+  # Open MPI 5.0 built with an external PMIx (as Debian's is) includes
+  # <pmix.h> from its internal headers, which live outside Open MPI's tree.
+  AS_IF([test "$ompi_major" -ge 5], [
+      AC_MSG_CHECKING([PMIx headers for Open MPI $OMPI_VERSION])
+      AS_IF([test -n "$with_pmix" && test "$with_pmix" != yes && test "$with_pmix" != no],
+            [OMPI_PMIX_CFLAGS="-I$with_pmix/include"],
+            [test -n "$PKG_CONFIG" && $PKG_CONFIG --exists pmix 2>/dev/null],
+            [OMPI_PMIX_CFLAGS=`$PKG_CONFIG --cflags pmix`],
+            [OMPI_PMIX_CFLAGS=""])
+      AC_MSG_RESULT([${OMPI_PMIX_CFLAGS:-none (Open MPI's own)}])
+      OMPI_CFLAGS="$OMPI_CFLAGS $OMPI_PMIX_CFLAGS"
+      CPPFLAGS="$CPPFLAGS $OMPI_PMIX_CFLAGS"
+    ])
+
+  # Open MPI's internal headers as coll/rdma includes them.  Debian leaves a
+  # few out (4.1: ompi/mpi/fortran/base/fint_2_int.h; 5.0: the pthreads
+  # headers opal_config.h names); ompi-coll-rdma/shim has stand-ins, searched
+  # after Open MPI's own directories.  Check both ways to say which is used.
+  coll_rdma_shim_dir='$(top_srcdir)/ompi-coll-rdma/shim'
+  m4_pushdef([COLL_RDMA_OMPI_PROBE], [AC_LANG_PROGRAM([[
+#include "ompi_config.h"
+#include "ompi/mca/coll/coll.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/op/op.h"
+#include "ompi/mca/op/base/functions.h"
+#include "ompi/proc/proc.h"
+#include "opal/mca/base/mca_base_var.h"
+]], [[return (int) sizeof(mca_coll_base_module_t) + (int) sizeof(ompi_op_t);]])])
+  AC_MSG_CHECKING([whether Open MPI's internal headers compile as installed])
+  AC_COMPILE_IFELSE([COLL_RDMA_OMPI_PROBE], [AC_MSG_RESULT([yes]); coll_rdma_shims=no],
+    [AC_MSG_RESULT([no])
+     AC_MSG_CHECKING([whether they compile with coll/rdma's stand-in headers])
+     CPPFLAGS="$CPPFLAGS -I$srcdir/ompi-coll-rdma/shim"
+     AC_COMPILE_IFELSE([COLL_RDMA_OMPI_PROBE], [AC_MSG_RESULT([yes]); coll_rdma_shims=yes],
+       [AC_MSG_RESULT([no])
+        AC_MSG_ERROR([Open MPI $OMPI_VERSION's internal headers (ompi/mca/coll/coll.h, ompi/op/op.h, ...) do not compile with '$OMPI_CFLAGS' (see config.log): install Debian's libopenmpi-dev (for 5.0 also libpmix-dev), or give --with-ompi=DIR of an Open MPI built with its devel headers (and --with-pmix=DIR)])])])
+  m4_popdef([COLL_RDMA_OMPI_PROBE])
   CPPFLAGS="$save_CPPFLAGS"
+  AS_IF([test "$coll_rdma_shims" = yes],
+    [OMPI_SHIM_CFLAGS="-I$coll_rdma_shim_dir"; OMPI_SHIMS="used (some devel headers are missing)"],
+    [OMPI_SHIM_CFLAGS=""; OMPI_SHIMS="not needed"])
 
   AC_MSG_CHECKING([component install directory])
   AS_IF([test -n "$with_ompi_compdir" && test "$with_ompi_compdir" != yes], [OMPI_COMPDIR="$with_ompi_compdir"],
@@ -54,4 +105,7 @@ AC_DEFUN([COLL_RDMA_CHECK_OMPI], [
   AC_SUBST([OMPI_LIBS])
   AC_SUBST([OMPI_COMPDIR])
   AC_SUBST([OMPI_VERSION])
+  AC_SUBST([OMPI_SHIM_CFLAGS])
+  AC_SUBST([OMPI_COLL_API])
+  AC_SUBST([OMPI_SHIMS])
 ])

@@ -1,8 +1,29 @@
 /*
  * coll/rdma: everything that depends on the Open MPI version lives here.
  *
- * Open MPI 4.1: coll component API 2.0.0 (MCA_COLL_BASE_VERSION_2_0_0),
- * module struct 2.3.0, communicator table behind the pointer comm->c_coll.
+ * The version is the one of the headers being compiled against
+ * (OMPI_MAJOR_VERSION from ompi_config.h); configure has already checked it
+ * and put the shim/ directory behind Open MPI's include directories for the
+ * headers a distribution leaves out (docs/design.md, "Open MPI versions").
+ *
+ *                          Open MPI 4.1               Open MPI 5.0
+ * component struct         ..._component_2_0_0_t      ..._component_2_4_0_t
+ * component version macro  MCA_COLL_BASE_VERSION_2_0_0  MCA_COLL_BASE_VERSION_2_4_0
+ * module struct            ..._module_2_3_0_t         ..._module_2_4_0_t (+ coll_agree, coll_iagree)
+ * component symbol export  OMPI_MODULE_DECLSPEC       OMPI_DECLSPEC (the former is gone)
+ * devel headers missing    ompi/mpi/fortran/base/fint_2_int.h (from ompi/op/op.h)
+ *   (Debian)               opal/mca/threads/pthreads/threads_pthreads_{threads,mutex,tsd}.h
+ *                          (5.0, named by opal_config.h)
+ *
+ * Unchanged between the two, and used as is: the unversioned typedefs
+ * mca_coll_base_component_t / mca_coll_base_module_t, the function typedefs
+ * mca_coll_base_module_<coll>_fn_t (int counts in both), comm->c_coll (a
+ * pointer to the table of selected functions and modules, filled lowest
+ * priority first, each module's coll_module_enable called before its
+ * functions are copied in), OMPI_PROC_MY_NAME, ompi_mpi_thread_multiple,
+ * ompi_op_base_functions, ompi_op_ddt_map, ompi_op_reduce, and the MCA
+ * variable API (mca_base_component_var_register, mca_base_var_enum_create,
+ * MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_*).
  */
 #ifndef COLL_RDMA_COMPAT_H
 #define COLL_RDMA_COMPAT_H
@@ -10,11 +31,20 @@
 #include "ompi_config.h"
 #include "ompi/mca/coll/coll.h"
 
-#if OMPI_MAJOR_VERSION != 4
-#error "coll/rdma supports Open MPI 4.1 (configure checks this)"
+#if OMPI_MAJOR_VERSION == 4 && OMPI_MINOR_VERSION >= 1
+#    define COLL_RDMA_OMPI_COLL_API 200 /* component 2.0.0, module 2.3.0 */
+#    define COLL_RDMA_COMPONENT_VERSION MCA_COLL_BASE_VERSION_2_0_0
+#elif OMPI_MAJOR_VERSION == 5
+#    define COLL_RDMA_OMPI_COLL_API 240 /* component and module 2.4.0 */
+#    define COLL_RDMA_COMPONENT_VERSION MCA_COLL_BASE_VERSION_2_4_0
+#else
+#    error "coll/rdma supports Open MPI 4.1 and 5.0 (configure checks this)"
 #endif
 
-#define COLL_RDMA_COMPONENT_VERSION MCA_COLL_BASE_VERSION_2_0_0
+/* The component structure must be visible to the MCA loader's dlsym(). */
+#ifndef OMPI_MODULE_DECLSPEC /* removed in Open MPI 5.0 */
+#    define OMPI_MODULE_DECLSPEC OMPI_DECLSPEC
+#endif
 
 /* The communicator's table of selected functions and their modules. */
 #define COLL_RDMA_COMM_TABLE(comm) ((comm)->c_coll)
