@@ -1,9 +1,11 @@
 #!/bin/sh
-# Install what building, testing and benchmarking coll/rdma need on Debian 12.
+# Install what building, testing and benchmarking coll/rdma need on Debian 12
+# (Open MPI 4.1); tests/run-ompi5.sh also runs it inside its Debian 13 chroot
+# (Open MPI 5.0).  debootstrap makes that chroot.
 # Idempotent: skips apt when every package is already installed.
 set -e
 PKGS="libopenmpi-dev openmpi-bin libucx-dev ucx-utils autoconf automake libtool pkg-config gcc make
-      hpcc python3-mpi4py python3-numpy gnuplot-nox procps coreutils"
+      hpcc python3-mpi4py python3-numpy gnuplot-nox procps coreutils debootstrap"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,6 +1,9 @@
 #!/bin/bash
 # The README's test command: install dependencies, build coll/rdma in a
-# build directory, and run every test (make check).  Exit status is make's.
+# build directory, and run every test (make check) against the host's Open
+# MPI (4.1 on Debian 12); then the same against Open MPI 5.0 in a Debian 13
+# chroot (tests/run-ompi5.sh; RUN_OMPI5=0 skips it).  Exit status: the first
+# failing suite's.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILDDIR:-$top/build}
@@ -18,4 +21,8 @@ make -j1 --no-print-directory check || status=$?
 for log in tests/unit/*.log tests/mpi/*.log tests/real/*.log; do
     [ -f "$log" ] && [ "$log" != test-suite.log ] && { echo "== $log"; grep -E '^(PASS|FAIL|[0-9]+ passed)' "$log" | tail -40; }
 done
+if [ "${RUN_OMPI5:-1}" != 0 ]; then
+    echo "== Open MPI 5.0: tests/run-ompi5.sh (Debian 13 chroot)"
+    bash "$top/tests/run-ompi5.sh" || { rc5=$?; [ "$status" -ne 0 ] || status=$rc5; }
+fi
 exit $status

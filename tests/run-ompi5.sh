@@ -1,0 +1,199 @@
+#!/bin/bash
+# Build coll/rdma against Open MPI 5.0 and run its whole test suite (make
+# check), on a Debian 12 host: in a Debian 13 (trixie) chroot, which has Open
+# MPI 5.0.7 and UCX 1.18.  Needs root (chroot, mount) and debootstrap
+# (config/install-debian-deps.sh installs it).
+#
+# The chroot is made once with `debootstrap --variant=minbase` and kept in
+# build-ompi5/rootfs (ignored by git; re-created when missing or incomplete).
+# Every run copies the source tree (tracked and untracked files that git does
+# not ignore) into the chroot, installs the packages of
+# config/install-debian-deps.sh there, then autogen, configure, make and
+# `make check` in a fresh build directory, like tests/run-all.sh does on the
+# host.  It knows nothing about the tests themselves.  /proc, /dev, /dev/shm
+# (a private tmpfs) and /sys (read-only) are mounted for the run and always
+# unmounted, whatever happens.
+#
+# Environment:
+#   OMPI5_ROOT      the chroot (default: build-ompi5/rootfs in the repository)
+#   OMPI5_SUITE     Debian suite of the chroot (default: trixie)
+#   DEBIAN_MIRROR   archive for debootstrap and apt (default: http://deb.debian.org/debian)
+#   OMPI5_RECREATE=1  make the chroot again from scratch
+#   JOBS            parallel make jobs (default: number of cores)
+# Logs: build-ompi5/logs (config.log, test-suite.log and every test's log).
+# Exit status: make check's (or 1 when the chroot or the build failed).
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=$top/build-ompi5
+root=${OMPI5_ROOT:-$work/rootfs}
+suite=${OMPI5_SUITE:-trixie}
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+jobs=${JOBS:-$(nproc)}
+stamp=$root/.coll-rdma-rootfs-complete
+logs=$work/logs
+t0=$(date +%s)
+
+say() { echo "== [ompi5 $(($(date +%s) - t0))s] $*"; }
+die() { echo "run-ompi5: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, chroot, mount); run it as root or with sudo"
+command -v debootstrap >/dev/null || die "debootstrap not found: apt-get install debootstrap (config/install-debian-deps.sh does)"
+mkdir -p "$work"
+root=$(realpath -m "$root")
+
+# One run at a time per chroot: a second run would unmount under the first.
+exec 9>"$root.lock"
+flock -n 9 || die "another run-ompi5.sh uses $root ($root.lock)"
+
+# ---- mounts ------------------------------------------------------------------
+
+mounted=()
+mount_in() { # mount_in TARGET MOUNT-ARGS...: mount, keep it private, remember it
+    local target=$1
+    shift
+    mountpoint -q "$target" && umount -l "$target" # left over from a killed run
+    mount "$@" "$target"
+    mount --make-private "$target" # nothing mounted below it reaches the host
+    mounted+=("$target")
+}
+
+# Processes whose root directory is the chroot: started by this run (the lock
+# keeps other runs out), e.g. ranks left behind by a killed mpirun.
+chroot_pids() {
+    local p r
+    for p in /proc/[0-9]*; do
+        r=$(readlink "$p/root" 2>/dev/null) || continue
+        if [ "$r" = "$root" ]; then echo "${p#/proc/}"; fi
+    done
+    return 0
+}
+
+# Long steps run in the background and are waited for, so that a signal to
+# this script is acted on at once (bash runs traps only between foreground
+# commands); the trap stops the step.
+bg=
+run_bg() {
+    local rc=0
+    "$@" 9>&- &
+    bg=$!
+    wait "$bg" || rc=$?
+    bg=
+    return $rc
+}
+
+cleanup() {
+    local rc=$? i pids
+    set +e # a failing step must not stop the unmounting
+    trap - EXIT INT TERM HUP
+    if [ -n "$bg" ]; then # interrupted: stop the step (debootstrap cleans up after itself)
+        kill -TERM "$bg" 2>/dev/null
+        for i in 1 2 3 4 5 6 7 8 9 10; do
+            kill -0 "$bg" 2>/dev/null || break
+            sleep 1
+        done
+        kill -KILL "$bg" 2>/dev/null
+    fi
+    pids=$(chroot_pids)
+    if [ -n "$pids" ]; then
+        echo "run-ompi5: killing processes left in the chroot:" $pids >&2
+        kill -KILL $pids 2>/dev/null || true
+        sleep 1
+    fi
+    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+        umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}" ||
+            echo "run-ompi5: could not unmount ${mounted[i]}" >&2
+    done
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# Delete the chroot, but only one this script made (marker file) or an empty
+# directory, and never with something mounted in it.
+marker=$root/.coll-rdma-rootfs
+safe_rm_root() {
+    if [ -d "$root" ] && [ ! -f "$marker" ] && [ -n "$(ls -A "$root")" ]; then
+        die "$root is not empty and was not made by run-ompi5.sh; remove it or set OMPI5_ROOT"
+    fi
+    if grep -qF " $root/" /proc/self/mounts; then
+        die "something is still mounted below $root; unmount it first"
+    fi
+    rm -rf --one-file-system -- "$root"
+}
+
+# ---- the chroot ------------------------------------------------------------------
+
+if [ "${OMPI5_RECREATE:-0}" = 1 ] || [ ! -f "$stamp" ]; then
+    say "creating the $suite chroot in $root (debootstrap --variant=minbase)"
+    safe_rm_root
+    mkdir -p "$root"
+    touch "$marker"
+    if ! run_bg debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$work/debootstrap.log" 2>&1; then
+        tail -20 "$work/debootstrap.log" >&2
+        die "debootstrap failed (log: $work/debootstrap.log)"
+    fi
+    echo "deb $mirror $suite main" >"$root/etc/apt/sources.list"
+    date -u +%FT%TZ >"$stamp"
+fi
+
+mount_in "$root/proc" -t proc proc
+mount_in "$root/dev" --bind /dev
+mount_in "$root/dev/shm" -t tmpfs -o mode=1777,size=4g shm
+mount_in "$root/sys" -t sysfs -o ro sysfs # hwloc's topology, UCX's network interfaces
+cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+
+# ---- the source tree --------------------------------------------------------------
+
+say "copying the source tree into the chroot"
+rm -rf --one-file-system -- "$root/build"
+mkdir -p "$root/build/src" "$root/build/obj"
+if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    # tracked and untracked-but-not-ignored files: what the next commit would hold
+    (cd "$top" && git ls-files -z --cached --others --exclude-standard |
+        while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+        tar --null -T - -cf -) | tar -xf - -C "$root/build/src"
+else
+    (cd "$top" && tar --exclude='./build*' --exclude=./.git -cf - .) | tar -xf - -C "$root/build/src"
+fi
+
+# ---- inside: packages, build, make check ------------------------------------------
+
+# Run a command in the chroot with a clean environment.
+in_chroot() {
+    run_bg chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        DEBIAN_FRONTEND=noninteractive \
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        "$@"
+}
+
+say "installing packages in the chroot (config/install-debian-deps.sh)"
+in_chroot sh /build/src/config/install-debian-deps.sh >"$work/apt.log" 2>&1 ||
+    { tail -20 "$work/apt.log" >&2; die "package installation failed in the chroot (log: $work/apt.log)"; }
+in_chroot sh -c 'echo "Open MPI $(ompi_info --version | sed -n "s/^Open MPI v//p"), UCX $(ucx_info -v | sed -n "s/^# Library version: //p"), $(gcc --version | head -1)"'
+
+say "building (autogen, configure, make -j$jobs)"
+in_chroot bash -c "set -e; cd /build/src; ./autogen.sh >/build/autogen.log 2>&1 || { cat /build/autogen.log; exit 1; }
+    cd /build/obj; /build/src/configure --quiet; make -j$jobs --no-print-directory" ||
+    { mkdir -p "$logs"; cp -f "$root/build/obj/config.log" "$logs/" 2>/dev/null || true; die "build failed against Open MPI 5.0"; }
+
+say "make check against Open MPI 5.0"
+status=0
+in_chroot bash -c "cd /build/obj && make -j1 --no-print-directory check" || status=$?
+
+# ---- logs and summary -----------------------------------------------------------------
+
+rm -rf -- "$logs"
+mkdir -p "$logs"
+(cd "$root/build/obj" && find . -name '*.log' -print0 | tar --null -T - -cf -) | tar -xf - -C "$logs"
+for log in $(cd "$logs" && find . -name '*.log' ! -name test-suite.log ! -name config.log | sort); do
+    if grep -qE '^(PASS|FAIL) ' "$logs/$log"; then
+        echo "== ${log#./}: $(grep -cE '^PASS ' "$logs/$log") PASS, $(grep -cE '^FAIL ' "$logs/$log") FAIL"
+        grep -E '^FAIL ' "$logs/$log" | head -20
+    fi
+done
+say "Open MPI 5.0 suite: make check exit status $status (logs: $logs)"
+exit $status
