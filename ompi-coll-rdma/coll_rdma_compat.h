@@ -11,6 +11,7 @@
  * component version macro  MCA_COLL_BASE_VERSION_2_0_0  MCA_COLL_BASE_VERSION_2_4_0
  * module struct            ..._module_2_3_0_t         ..._module_2_4_0_t (+ coll_agree, coll_iagree)
  * component symbol export  OMPI_MODULE_DECLSPEC       OMPI_DECLSPEC (the former is gone)
+ * opal_mutex_t header      opal/threads/mutex.h       opal/mca/threads/mutex.h
  * devel headers missing    ompi/mpi/fortran/base/fint_2_int.h (from ompi/op/op.h)
  *   (Debian)               opal/mca/threads/pthreads/threads_pthreads_{threads,mutex,tsd}.h
  *                          (5.0, named by opal_config.h)
@@ -39,6 +40,14 @@
 #    define COLL_RDMA_COMPONENT_VERSION MCA_COLL_BASE_VERSION_2_4_0
 #else
 #    error "coll/rdma supports Open MPI 4.1 and 5.0 (configure checks this)"
+#endif
+
+/* opal_mutex_t, OPAL_MUTEX_STATIC_INIT, OPAL_THREAD_LOCK: a plain directory in
+ * 4.1, the threads framework in 5.0 (whose pthreads headers shim/ may supply). */
+#if OMPI_MAJOR_VERSION >= 5
+#    include "opal/mca/threads/mutex.h"
+#else
+#    include "opal/threads/mutex.h"
 #endif
 
 /* The component structure must be visible to the MCA loader's dlsym(). */

@@ -12,7 +12,6 @@
 #include "ompi/runtime/mpiruntime.h"
 #include "opal/class/opal_hash_table.h"
 #include "opal/runtime/opal_progress.h"
-#include "opal/threads/mutex.h"
 
 ucp_worker_h coll_rdma_ucx_worker = NULL;
 
