@@ -189,11 +189,13 @@ in_chroot bash -c "cd /build/obj && make -j1 --no-print-directory check" || stat
 rm -rf -- "$logs"
 mkdir -p "$logs"
 (cd "$root/build/obj" && find . -name '*.log' -print0 | tar --null -T - -cf -) | tar -xf - -C "$logs"
+# each test's result (automake's last line), its own "N passed, M failed" line
+# if it prints one, and its FAIL lines
 for log in $(cd "$logs" && find . -name '*.log' ! -name test-suite.log ! -name config.log | sort); do
-    if grep -qE '^(PASS|FAIL) ' "$logs/$log"; then
-        echo "== ${log#./}: $(grep -cE '^PASS ' "$logs/$log") PASS, $(grep -cE '^FAIL ' "$logs/$log") FAIL"
-        grep -E '^FAIL ' "$logs/$log" | head -20
-    fi
+    result=$(grep -E '^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR) .*\(exit status: [0-9]+\)$' "$logs/$log" | tail -1)
+    [ -n "$result" ] || continue
+    echo "== $result${result:+ }$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logs/$log" | tail -1)"
+    grep -E '^FAIL ' "$logs/$log" | grep -v '(exit status: ' | head -20
 done
 say "Open MPI 5.0 suite: make check exit status $status (logs: $logs)"
 exit $status
