@@ -9,14 +9,9 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILDDIR:-$top/build}
 np=${NP:-2}
-"$top/config/install-debian-deps.sh"
+BUILDDIR=$build "$top/config/build.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-cd "$top"
-[ -x configure ] || ./autogen.sh
-mkdir -p "$build"
 cd "$build"
-[ -f Makefile ] || "$top/configure" --quiet
-make -j2 --no-print-directory
 
 sysdir=$(ompi_info --path pkglibdir --parsable | sed 's/^path:pkglibdir://')
 export OMPI_MCA_mca_base_component_path="$sysdir:$build/ompi-coll-rdma/.libs"

@@ -7,14 +7,9 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILDDIR:-$top/build}
-"$top/config/install-debian-deps.sh"
+BUILDDIR=$build "$top/config/build.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-cd "$top"
-[ -x configure ] || ./autogen.sh
-mkdir -p "$build"
 cd "$build"
-[ -f Makefile ] || "$top/configure" --quiet
-make -j2 --no-print-directory
 status=0
 make -j1 --no-print-directory check || status=$?
 # make check's own summary is in test-suite.log; show each test's result line
