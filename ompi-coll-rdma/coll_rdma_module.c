@@ -101,26 +101,25 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
     int rc;
 
     memset(&mine, 0, sizeof(mine));
-    if (NULL != headers && NULL != counts && NULL != displs && NULL != oks) {
-        coll_rdma_ucx_lock();
-        rc = coll_rdma_ucx_init();
-        if (OMPI_SUCCESS == rc) {
-            coll_rdma_op_selftest();
-        }
-        coll_rdma_ucx_unlock();
-        if (OMPI_SUCCESS == rc) {
-            win = coll_rdma_window_alloc(cfg, size, rank);
-        }
+    if (NULL == headers || NULL == counts || NULL == displs || NULL == oks) {
+        /* cannot even take part in the agreement: the job cannot go on */
+        rc = OMPI_ERR_OUT_OF_RESOURCE;
+        goto out;
+    }
+    coll_rdma_ucx_lock();
+    rc = coll_rdma_ucx_init();
+    if (OMPI_SUCCESS == rc) {
+        coll_rdma_op_selftest();
+    }
+    coll_rdma_ucx_unlock();
+    if (OMPI_SUCCESS == rc) {
+        win = coll_rdma_window_alloc(cfg, size, rank);
     }
     if (NULL != win) {
         mine.ok = 1;
         mine.blob_bytes = (int64_t) coll_rdma_window_blob_size(win);
     }
     config_pack(cfg, mine.config);
-    if (NULL == headers) {
-        /* cannot even take part in the agreement: the job cannot go on */
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
     rc = exchange(m, comm, &mine, headers, sizeof(mine));
     if (OMPI_SUCCESS != rc) {
         goto out;
