@@ -22,6 +22,10 @@
 #   JOBS            parallel make jobs (default: number of cores)
 # Logs: build-ompi5/logs (config.log, test-suite.log and every test's log).
 # Exit status: make check's (or 1 when the chroot or the build failed).
+#
+# With arguments, runs them in the chroot's build directory (/build/obj; the
+# sources are in /build/src) instead of make check, for example the benchmark:
+#   tests/run-ompi5.sh env BUILDDIR=/build/obj bash /build/src/bench/compare.sh -n 2
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -179,6 +183,13 @@ say "building (autogen, configure, make -j$jobs)"
 in_chroot bash -c "set -e; cd /build/src; ./autogen.sh >/build/autogen.log 2>&1 || { cat /build/autogen.log; exit 1; }
     cd /build/obj; /build/src/configure --quiet; make -j$jobs --no-print-directory" ||
     { mkdir -p "$logs"; cp -f "$root/build/obj/config.log" "$logs/" 2>/dev/null || true; die "build failed against Open MPI 5.0"; }
+
+if [ $# -gt 0 ]; then
+    say "running in the chroot: $*"
+    status=0
+    in_chroot bash -c 'cd /build/obj && exec "$@"' run-ompi5 "$@" || status=$?
+    exit $status
+fi
 
 say "make check against Open MPI 5.0"
 status=0
