@@ -230,6 +230,19 @@ rdma_first_errors() {
     } | head -n 5 | tr '\n' ' ' | cut -c1-600
 }
 
+# rdma_outcome RC OUT ERR OK_REGEX WHAT: empty when a run succeeded (exit 0 and
+# a line of OUT matches OK_REGEX), otherwise the reason.
+rdma_outcome() {
+    local rc=$1 out=$2 err=$3 ok=$4 what=$5
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        echo "timeout after ${TIMEOUT}s (hang)"
+    elif [ "$rc" -ne 0 ]; then
+        echo "exit $rc: $(rdma_first_errors "$out" "$err")"
+    elif ! grep -qE "$ok" "$out"; then
+        echo "no $what"
+    fi
+}
+
 # ---- statistics (docs/contract.md) ---------------------------------------------
 
 # rdma_stat_ranks ERRFILE "coll alg": number of distinct ranks whose line

@@ -79,14 +79,8 @@ case_() {
     rdma_run "$name" "$out" "$err" \
         mpirun --oversubscribe -np "$np" $avxargs $(rdma_verbose_args) $mca "$TEST_COLL" $args
     rc=$?
-    reason=
-    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-        reason="timeout after ${TIMEOUT}s (hang)"
-    elif [ $rc -ne 0 ]; then
-        reason="exit $rc: $(rdma_first_errors "$out" "$err")"
-    elif ! grep -qE '^test_(coll|threads) OK' "$out"; then
-        reason="no 'test_coll OK' (or test_threads OK) line"
-    else
+    reason=$(rdma_outcome $rc "$out" "$err" '^test_(coll|threads) OK' "'test_coll OK' (or test_threads OK) line")
+    if [ -z "$reason" ]; then
         # shellcheck disable=SC2086
         reason=$(rdma_check_stats "$err" "$np" $checks)
     fi

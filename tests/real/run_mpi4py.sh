@@ -33,7 +33,7 @@ run() {
     [ "$avx" = avx-off ] && avxargs=$OP_AVX_WORKAROUND
     # plain Open MPI 4.1.4 gets MIN/MAX of MPI_UNSIGNED_LONG wrong
     # (ompi#10525): skip them where coll/rdma does not serve the calls
-    if [ "$RDMA_MODE" = plain ] || [ "$level" = multiple ]; then
+    if [ "$RDMA_MODE" = plain ]; then
         extra=--skip-ulong-minmax
     fi
     # shellcheck disable=SC2086
@@ -42,13 +42,7 @@ run() {
         --thread-level="$level" $extra
     rc=$?
     sed -n -e "s/^\(PASS\|FAIL\) /  \1 /p" "$out"
-    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-        reason="timeout after ${TIMEOUT}s (hang)"
-    elif [ $rc -ne 0 ]; then
-        reason="exit $rc: $(rdma_first_errors "$out" "$err")"
-    elif ! grep -qE '^[0-9]+ passed, 0 failed$' "$out"; then
-        reason="no '0 failed' summary from mpi4py_test.py"
-    fi
+    reason=$(rdma_outcome $rc "$out" "$err" '^[0-9]+ passed, 0 failed$' "'0 failed' summary from mpi4py_test.py")
     if [ -z "$reason" ]; then
         rdma_pass "$name" "${RDMA_RUN_SECS}s${RDMA_RUN_NOTE:+, $RDMA_RUN_NOTE}"
     else
