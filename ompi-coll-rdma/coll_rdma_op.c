@@ -45,6 +45,16 @@ static int op_type(const ompi_datatype_t *dtype)
     return t;
 }
 
+/* Indices (Fortran op index, op type) of an intrinsic op on predefined
+ * `dtype` when Open MPI has a function for the pair; false otherwise. */
+static bool op_indices(ompi_op_t *op, ompi_datatype_t *dtype, int *f, int *t)
+{
+    *f = op->o_f_to_c_index;
+    *t = op_type(dtype);
+    return *f > 0 && *f < OMPI_OP_BASE_FORTRAN_OP_MAX && *t >= 0
+           && NULL != op->o_func.intrinsic.fns[*t];
+}
+
 /* Pseudo-random bytes, deterministic (xorshift64). */
 static void fill(unsigned char *buf, size_t bytes, uint64_t seed)
 {
@@ -60,13 +70,12 @@ static void fill(unsigned char *buf, size_t bytes, uint64_t seed)
 
 static void selftest_pair(ompi_op_t *op, ompi_datatype_t *dtype)
 {
-    int f = op->o_f_to_c_index, t = op_type(dtype);
+    int f, t;
     ompi_op_base_handler_fn_t base;
     unsigned char in[SELFTEST_COUNT * 8], mine[SELFTEST_COUNT * 8], ref[SELFTEST_COUNT * 8];
     size_t size = dtype->super.size;
 
-    if (f <= 0 || f >= OMPI_OP_BASE_FORTRAN_OP_MAX || t < 0 || size > 8
-        || NULL == op->o_func.intrinsic.fns[t]) {
+    if (!op_indices(op, dtype, &f, &t) || size > 8) {
         return;
     }
     base = ompi_op_base_functions[f][t];
@@ -114,14 +123,8 @@ bool coll_rdma_op_supported(ompi_op_t *op, ompi_datatype_t *dtype)
 {
     int f, t;
 
-    if (!ompi_op_is_intrinsic(op) || !ompi_op_is_commute(op)
-        || !ompi_datatype_is_predefined(dtype)) {
-        return false;
-    }
-    f = op->o_f_to_c_index;
-    t = op_type(dtype);
-    return f > 0 && f < OMPI_OP_BASE_FORTRAN_OP_MAX && t >= 0
-           && NULL != op->o_func.intrinsic.fns[t];
+    return ompi_op_is_intrinsic(op) && ompi_op_is_commute(op)
+           && ompi_datatype_is_predefined(dtype) && op_indices(op, dtype, &f, &t);
 }
 
 void coll_rdma_op_reduce(ompi_op_t *op, const void *source, void *target, size_t count,
