@@ -5,7 +5,14 @@
  *   component (coll_rdma_component.c)  MCA parameters, comm_query
  *   module    (coll_rdma_module.c)     per communicator: fallbacks, lazy window, statistics, entry points
  *   decision  (coll_rdma_decision.c)   per call: algorithm or fallback
- *   algorithms(coll_rdma_nway.c, coll_rdma_knomial.c)  written against the window API
+ *   algorithms (one file per family, written against the window API):
+ *             coll_rdma_nway.c     dissemination: n-way barrier, adapted n-way
+ *                                  allreduce, Bruck's n-port allreduce
+ *             coll_rdma_knomial.c  k-nomial trees: bcast, Gupta's tree allreduce, reduce
+ *             coll_rdma_pairwise.c pairwise exchange: allreduce, barrier
+ *             coll_rdma_bruck.c    Bruck's concatenation allgather and index alltoall
+ *             coll_rdma_ring.c     ring allgather, segmented pipelined ring allreduce
+ *             coll_rdma_direct.c   write-based direct alltoall
  *   schedules (coll_rdma_sched.c)      pure arithmetic
  *   reduction (coll_rdma_op.c)         ompi_op_reduce with a start-up self-test
  *   window    (coll_rdma_window.c)     slots, sequence words, credits
@@ -31,6 +38,9 @@ enum coll_rdma_coll {
     COLL_RDMA_BARRIER = 0,
     COLL_RDMA_BCAST,
     COLL_RDMA_ALLREDUCE,
+    COLL_RDMA_ALLGATHER,
+    COLL_RDMA_ALLTOALL,
+    COLL_RDMA_REDUCE,
     COLL_RDMA_NCOLLS
 };
 
@@ -38,10 +48,13 @@ enum coll_rdma_coll {
 enum coll_rdma_alg {
     COLL_RDMA_ALG_AUTO = 0,     /* parameter only: let the decision layer pick */
     COLL_RDMA_ALG_FALLBACK = 1, /* the saved previous module */
-    COLL_RDMA_ALG_NWAY = 2,     /* n-way dissemination barrier */
+    COLL_RDMA_ALG_NWAY = 2,     /* n-way dissemination barrier; End's adapted n-way allreduce */
     COLL_RDMA_ALG_KNOMIAL = 3,  /* k-nomial tree bcast */
     COLL_RDMA_ALG_KTREE = 4,    /* Gupta's degree-k tree allreduce */
-    COLL_RDMA_ALG_PAIRWISE = 5, /* pairwise-exchange allreduce, canonical operand order */
+    COLL_RDMA_ALG_PAIRWISE = 5, /* pairwise exchange (allreduce, barrier) */
+    COLL_RDMA_ALG_BRUCK = 6,    /* Bruck: n-port allreduce, allgather, index alltoall */
+    COLL_RDMA_ALG_RING = 7,     /* ring allgather, segmented ring allreduce */
+    COLL_RDMA_ALG_DIRECT = 8,   /* write-based direct alltoall */
     COLL_RDMA_NALGS
 };
 
@@ -64,7 +77,13 @@ typedef struct coll_rdma_config {
     int bcast_slots;            /* depth of the bcast slot ring (credits) */
     size_t bcast_max_bytes;
     int allreduce_ktree_degree; /* Gupta's degree k: a (k+1)-nomial tree */
+    int allreduce_nway_n;       /* n of the adapted n-way dissemination allreduce */
+    int allreduce_bruck_n;      /* ports of Bruck's n-port allreduce */
     size_t allreduce_max_bytes;
+    size_t allgather_max_bytes; /* per rank's block */
+    size_t alltoall_max_bytes;  /* per destination block */
+    int reduce_radix;           /* k of the k-nomial reduce tree */
+    size_t reduce_max_bytes;
 } coll_rdma_config_t;
 
 typedef struct mca_coll_rdma_component_t {
@@ -110,6 +129,10 @@ typedef struct mca_coll_rdma_module_t {
     mca_coll_base_module_t *previous_allgather_module;
     coll_rdma_allgatherv_fn_t previous_allgatherv;
     mca_coll_base_module_t *previous_allgatherv_module;
+    coll_rdma_alltoall_fn_t previous_alltoall;
+    mca_coll_base_module_t *previous_alltoall_module;
+    coll_rdma_reduce_fn_t previous_reduce;
+    mca_coll_base_module_t *previous_reduce_module;
 
     int window_state;
     struct coll_rdma_window *window;
@@ -144,6 +167,13 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
                            bool contiguous, int *why);
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                                bool contiguous_predefined, bool reducible_op, int *why);
+/* block_bytes: one rank's block (allgather) or one destination's block (alltoall) */
+int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
+                               bool contiguous, int *why);
+int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
+                              bool contiguous, int *why);
+int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
+                            bool contiguous_predefined, bool reducible_op, int *why);
 
 /* ---- reduction ------------------------------------------------------------ */
 

@@ -58,11 +58,13 @@
 /* The communicator's table of selected functions and their modules. */
 #define COLL_RDMA_COMM_TABLE(comm) ((comm)->c_coll)
 
-/* Barrier, bcast and allreduce function types of this coll API. */
+/* Function types of this coll API for the collectives coll/rdma saves. */
 typedef mca_coll_base_module_barrier_fn_t coll_rdma_barrier_fn_t;
 typedef mca_coll_base_module_bcast_fn_t coll_rdma_bcast_fn_t;
 typedef mca_coll_base_module_allreduce_fn_t coll_rdma_allreduce_fn_t;
 typedef mca_coll_base_module_allgather_fn_t coll_rdma_allgather_fn_t;
 typedef mca_coll_base_module_allgatherv_fn_t coll_rdma_allgatherv_fn_t;
+typedef mca_coll_base_module_alltoall_fn_t coll_rdma_alltoall_fn_t;
+typedef mca_coll_base_module_reduce_fn_t coll_rdma_reduce_fn_t;
 
 #endif /* COLL_RDMA_COMPAT_H */

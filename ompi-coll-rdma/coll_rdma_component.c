@@ -39,19 +39,26 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
     .min_comm_size = 2,
     .poll_spins = 256,
     .config = {
-        .alg = {COLL_RDMA_ALG_AUTO, COLL_RDMA_ALG_AUTO, COLL_RDMA_ALG_AUTO},
+        .alg = {COLL_RDMA_ALG_AUTO}, /* every collective (AUTO is 0) */
         .barrier_nway_n = 3,
         .bcast_radix = 4,
         .bcast_slots = 8,
         .bcast_max_bytes = 16384,
         .allreduce_ktree_degree = 3,
+        .allreduce_nway_n = 2,
+        .allreduce_bruck_n = 2,
         .allreduce_max_bytes = 16384,
+        .allgather_max_bytes = 0, /* 0 until the algorithms land: every call falls back */
+        .alltoall_max_bytes = 0,
+        .reduce_radix = 4,
+        .reduce_max_bytes = 0,
     },
 };
 
-static const char *const coll_names[COLL_RDMA_NCOLLS] = {"barrier", "bcast", "allreduce"};
-static const char *const alg_names[COLL_RDMA_NALGS] = {"auto",  "fallback", "nway",
-                                                       "knomial", "ktree", "pairwise"};
+static const char *const coll_names[COLL_RDMA_NCOLLS] = {"barrier",   "bcast",    "allreduce",
+                                                         "allgather", "alltoall", "reduce"};
+static const char *const alg_names[COLL_RDMA_NALGS] = {
+    "auto", "fallback", "nway", "knomial", "ktree", "pairwise", "bruck", "ring", "direct"};
 static const char *const reason_names[COLL_RDMA_NREASONS] = {"forced", "too_large", "datatype",
                                                              "op", "window"};
 
@@ -127,14 +134,21 @@ static int rdma_register(void)
             "Polls of a sequence word between two calls of opal_progress() in a wait (which "
             "yields the core when ranks outnumber cores)",
             OPAL_INFO_LVL_9, &c->poll_spins);
-    static const int barrier_algs[] = {COLL_RDMA_ALG_NWAY, COLL_RDMA_ALG_AUTO};
+    static const int barrier_algs[] = {COLL_RDMA_ALG_NWAY, COLL_RDMA_ALG_PAIRWISE,
+                                       COLL_RDMA_ALG_AUTO};
     static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_AUTO};
     static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE,
+                                         COLL_RDMA_ALG_NWAY,  COLL_RDMA_ALG_BRUCK,
+                                         COLL_RDMA_ALG_RING,  COLL_RDMA_ALG_AUTO};
+    static const int allgather_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_RING,
                                          COLL_RDMA_ALG_AUTO};
+    static const int alltoall_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_DIRECT,
+                                        COLL_RDMA_ALG_AUTO};
+    static const int reduce_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_AUTO};
 
     reg_alg(COLL_RDMA_BARRIER, barrier_algs,
             "MPI_Barrier algorithm: auto, fallback (previous component), nway (n-way "
-            "dissemination)");
+            "dissemination), pairwise (pairwise exchange)");
     reg_int("barrier_nway_n",
             "n of the n-way dissemination barrier: signals per rank and round; ceil(log_{n+1} P) "
             "rounds",
@@ -154,14 +168,43 @@ static int rdma_register(void)
     reg_alg(COLL_RDMA_ALLREDUCE, allreduce_algs,
             "MPI_Allreduce algorithm: auto, fallback (previous component), ktree (Gupta's "
             "degree-k tree: reduce to rank 0, then the result down the same tree), pairwise "
-            "(recursive doubling with a fold, one canonical operand order)");
+            "(recursive doubling with a fold, one canonical operand order), nway (End's adapted "
+            "n-way dissemination), bruck (Bruck's n-port global combine), ring (segmented "
+            "pipelined ring: reduce-scatter then allgather)");
     reg_int("allreduce_ktree_degree",
             "Degree k of the allreduce tree (>= 1): a (k+1)-nomial tree, k children per node "
             "and round",
             OPAL_INFO_LVL_5, &cfg->allreduce_ktree_degree);
+    reg_int("allreduce_nway_n",
+            "n of the adapted n-way dissemination allreduce (>= 1): peers per rank and round",
+            OPAL_INFO_LVL_5, &cfg->allreduce_nway_n);
+    reg_int("allreduce_bruck_n", "Ports n of Bruck's n-port allreduce (>= 1)", OPAL_INFO_LVL_5,
+            &cfg->allreduce_bruck_n);
     reg_size("allreduce_max_bytes",
              "Largest MPI_Allreduce (bytes) that coll/rdma serves; larger ones fall back",
              &cfg->allreduce_max_bytes);
+    reg_alg(COLL_RDMA_ALLGATHER, allgather_algs,
+            "MPI_Allgather algorithm: auto, fallback (previous component), bruck (Bruck's "
+            "concatenation), ring");
+    reg_size("allgather_max_bytes",
+             "Largest MPI_Allgather block (bytes contributed per rank) that coll/rdma serves; "
+             "larger ones fall back",
+             &cfg->allgather_max_bytes);
+    reg_alg(COLL_RDMA_ALLTOALL, alltoall_algs,
+            "MPI_Alltoall algorithm: auto, fallback (previous component), bruck (Bruck's index "
+            "algorithm), direct (every rank writes each block into its destination's window)");
+    reg_size("alltoall_max_bytes",
+             "Largest MPI_Alltoall block (bytes per destination) that coll/rdma serves; larger "
+             "ones fall back",
+             &cfg->alltoall_max_bytes);
+    reg_alg(COLL_RDMA_REDUCE, reduce_algs,
+            "MPI_Reduce algorithm: auto, fallback (previous component), knomial (k-nomial tree "
+            "to the root)");
+    reg_int("reduce_radix", "Radix k of the k-nomial reduce tree (>= 2)", OPAL_INFO_LVL_5,
+            &cfg->reduce_radix);
+    reg_size("reduce_max_bytes",
+             "Largest MPI_Reduce (bytes) that coll/rdma serves; larger ones fall back",
+             &cfg->reduce_max_bytes);
     return OMPI_SUCCESS;
 }
 
@@ -184,6 +227,9 @@ static int rdma_open(void)
     clamp("bcast_radix", &cfg->bcast_radix, 2, 64);
     clamp("bcast_slots", &cfg->bcast_slots, 2, 1024);
     clamp("allreduce_ktree_degree", &cfg->allreduce_ktree_degree, 1, 63);
+    clamp("allreduce_nway_n", &cfg->allreduce_nway_n, 1, 64);
+    clamp("allreduce_bruck_n", &cfg->allreduce_bruck_n, 1, 64);
+    clamp("reduce_radix", &cfg->reduce_radix, 2, 64);
     clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
     return OMPI_SUCCESS;
 }

@@ -56,6 +56,11 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
     if (bytes > cfg->allreduce_max_bytes) {
         return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
+    if (COLL_RDMA_ALG_NWAY == cfg->alg[COLL_RDMA_ALLREDUCE]
+        || COLL_RDMA_ALG_BRUCK == cfg->alg[COLL_RDMA_ALLREDUCE]
+        || COLL_RDMA_ALG_RING == cfg->alg[COLL_RDMA_ALLREDUCE]) {
+        return fallback(why, COLL_RDMA_WHY_FORCED); /* not written yet */
+    }
     if (COLL_RDMA_ALG_AUTO != cfg->alg[COLL_RDMA_ALLREDUCE]) {
         return cfg->alg[COLL_RDMA_ALLREDUCE];
     }

@@ -26,7 +26,16 @@
     X(bcast_slots, bcast_slots)                              \
     X(bcast_max_bytes, bcast_max_bytes)                      \
     X(allreduce_ktree_degree, allreduce_ktree_degree)        \
-    X(allreduce_max_bytes, allreduce_max_bytes)
+    X(allreduce_max_bytes, allreduce_max_bytes)              \
+    X(allreduce_nway_n, allreduce_nway_n)                    \
+    X(allreduce_bruck_n, allreduce_bruck_n)                  \
+    X(allgather_algorithm, alg[COLL_RDMA_ALLGATHER])         \
+    X(allgather_max_bytes, allgather_max_bytes)              \
+    X(alltoall_algorithm, alg[COLL_RDMA_ALLTOALL])           \
+    X(alltoall_max_bytes, alltoall_max_bytes)                \
+    X(reduce_algorithm, alg[COLL_RDMA_REDUCE])               \
+    X(reduce_radix, reduce_radix)                            \
+    X(reduce_max_bytes, reduce_max_bytes)
 
 #define X_COUNT(name, field) +1
 enum { NCONFIG = 0 CONFIG_FIELDS(X_COUNT) };
