@@ -21,6 +21,10 @@
  *   Size is the per-rank message size in bytes: the broadcast / reduced vector
  *   for bcast, reduce and allreduce; the block each rank contributes for
  *   allgather; the block sent to each peer for alltoall.  0 for barrier.
+ *
+ *   commdup times the life of a communicator: MPI_Comm_dup(MPI_COMM_WORLD),
+ *   one 8-byte MPI_Allreduce (double SUM) on it, MPI_Comm_free (size 0).  With
+ *   coll/rdma the allreduce includes the window set-up.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -32,9 +36,9 @@
 #include <time.h>
 #include <unistd.h>
 
-enum coll { C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_ALLGATHER, C_ALLTOALL, C_NCOLL };
+enum coll { C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_ALLGATHER, C_ALLTOALL, C_COMMDUP, C_NCOLL };
 static const char *coll_names[C_NCOLL] = {
-    "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"
+    "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "commdup"
 };
 
 enum kind { K_BYTE, K_INT8, K_UINT8, K_INT, K_INT64, K_FLOAT, K_DOUBLE };
@@ -446,14 +450,17 @@ int main(int argc, char **argv)
     }
 
     unsigned long t = 0;     /* global call number (validation seed) */
+    const double dup_in = rank + 1;
+    double dup_out = 0;      /* commdup: sum of rank + 1 */
     unsigned long errors_before_size;
     unsigned long total_failed_sizes = 0;
 
-    for (size_t size = (coll == C_BARRIER ? 0 : o.min_size);;
+    const int sizeless = coll == C_BARRIER || coll == C_COMMDUP;
+    for (size_t size = (sizeless ? 0 : o.min_size);;
          size = size ? size * 2 : 1) {
-        if (coll != C_BARRIER && size > o.max_size) break;
+        if (!sizeless && size > o.max_size) break;
         if (size % tsize && size != 0) {
-            if (coll == C_BARRIER) break;
+            if (sizeless) break;
             continue;    /* below the datatype size */
         }
         const size_t count = size / tsize;
@@ -542,6 +549,13 @@ int main(int argc, char **argv)
             case C_ALLREDUCE: MPI_Allreduce(sarg, rbuf, (int)count, dt, mop, MPI_COMM_WORLD); break;
             case C_ALLGATHER: MPI_Allgather(sarg, (int)count, dt, rbuf, (int)count, dt, MPI_COMM_WORLD); break;
             case C_ALLTOALL: MPI_Alltoall(sarg, (int)count, dt, rbuf, (int)count, dt, MPI_COMM_WORLD); break;
+            case C_COMMDUP: {
+                MPI_Comm dup;
+                MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+                MPI_Allreduce(&dup_in, &dup_out, 1, MPI_DOUBLE, MPI_SUM, dup);
+                MPI_Comm_free(&dup);
+                break;
+            }
             default: break;
             }
             double t1 = now();
@@ -563,6 +577,10 @@ int main(int argc, char **argv)
                 case C_BCAST:
                     check_bytes(rbuf, bytes, seed3(root, 0, t), rank == root ? "bcast root buffer changed" : "bcast",
                                 size, t);
+                    break;
+                case C_COMMDUP:
+                    if (dup_out != 0.5 * P * (P + 1))
+                        report("commdup allreduce", 0, t, 0, 0.5 * P * (P + 1), dup_out);
                     break;
                 case C_REDUCE:
                 case C_ALLREDUCE:
@@ -618,7 +636,7 @@ int main(int argc, char **argv)
                 printf("  %-10zu %16.2f\n", size, out[0] * 1e6);
             fflush(stdout);
         }
-        if (coll == C_BARRIER) break;
+        if (sizeless) break;
     }
 
     int failed = 0;

@@ -18,6 +18,7 @@ CONFIGS=rdma,tuned
 TMO=300
 EXTRA=
 KEY=avg
+REPLOT=
 
 usage() {
     cat <<EOF
@@ -34,11 +35,13 @@ usage: $0 [options]
   -k avg|median  statistic tabulated (default $KEY: slowest rank's mean)
   -a "ARGS"    extra coll_bench arguments (e.g. "-F" or "-v")
   -T SECONDS   timeout of each mpirun (default $TMO)
+  -R DIR       run nothing: tabulate (and plot with -p) the raw results already
+               in DIR (e.g. copied from another machine); give the same -n -c -C -r
 env: BUILDDIR (default repository root), BENCH (coll_bench binary)
 EOF
 }
 
-while getopts "n:c:m:i:x:r:C:o:pk:a:T:h" opt; do
+while getopts "n:c:m:i:x:r:C:o:pk:a:T:R:h" opt; do
     case $opt in
     n) NP=$OPTARG ;;
     c) COLLS=$OPTARG ;;
@@ -52,6 +55,7 @@ while getopts "n:c:m:i:x:r:C:o:pk:a:T:h" opt; do
     k) KEY=$OPTARG ;;
     a) EXTRA=$OPTARG ;;
     T) TMO=$OPTARG ;;
+    R) REPLOT=$OPTARG; OUTDIR=$OPTARG ;;
     h) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -70,6 +74,7 @@ for c in "${CFG_LIST[@]}"; do
     case $c in rdma|tuned|sm|han) ;; *) die "unknown configuration '$c' (rdma,tuned,sm,han)" ;; esac
 done
 
+if [ -z "$REPLOT" ]; then
 command -v mpirun >/dev/null || die "mpirun not found"
 command -v ompi_info >/dev/null || die "ompi_info not found"
 SYSDIR=$(ompi_info --path pkglibdir --parsable | sed 's/^path:pkglibdir://')
@@ -87,10 +92,12 @@ for c in "${CFG_LIST[@]}"; do
 $(ompi_info 2>&1 | grep -i -B2 -A4 rdma | head -20)"
 done
 
+fi # REPLOT
 [ -n "$OUTDIR" ] || OUTDIR=$SRCDIR/results/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$OUTDIR/raw" || die "cannot create $OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 
+if [ -z "$REPLOT" ]; then
 # ---- the benchmark binary ----
 if [ -z "${BENCH:-}" ]; then
     if [ -x "$BUILDDIR/bench/coll_bench" ] && [ ! "$BUILDDIR/bench/coll_bench" -ot "$SRCDIR/coll_bench.c" ]; then
@@ -204,6 +211,7 @@ for rep in $(seq 1 "$REPS"); do
 done
 T_END=$(date +%s)
 echo "runs: $((T_END - T_START)) s, failed: $FAILED" >>"$OUTDIR/meta.txt"
+fi # REPLOT
 
 # ---- table: median over repetitions ----
 TABLE=$OUTDIR/table.md
@@ -263,15 +271,15 @@ if [ "$PLOT" = 1 ]; then
                   for (g = 1; g <= ng; g++) { x = $(3 + g); gsub(/ /, "", x); printf " %s", (x == "-" ? "?" : x) }
                   print "" }' "$TABLE"; } >"$dat"
             [ "$(wc -l <"$dat")" -gt 1 ] || continue
-            if [ "$coll" = barrier ]; then
-                bdat=$OUTDIR/plot_barrier_bars.dat
+            if [ "$coll" = barrier ] || [ "$coll" = commdup ]; then
+                bdat=$OUTDIR/plot_${coll}_bars.dat
                 awk 'NR == 1 { for (i = 2; i <= NF; i++) name[i] = $i; next }
                      { for (i = 2; i <= NF; i++) print name[i], $i }' "$dat" >"$bdat"
                 gnuplot <<EOF || echo "compare.sh: gnuplot failed for $coll" >&2
 set terminal $TERM_GP
 set output "$OUTDIR/$coll.png"
 set datafile missing "?"
-set title "barrier latency, np=$NP (median of $REPS reps, $KEY)"
+set title "$coll latency, np=$NP (median of $REPS reps, $KEY)"
 set ylabel "latency (us)"
 set style fill solid 0.6
 set boxwidth 0.6
@@ -289,6 +297,7 @@ set title "$coll latency, np=$NP (median of $REPS reps, $KEY)"
 set xlabel "message size (bytes)"
 set ylabel "latency (us)"
 set logscale x 2
+set format x "%.0b%B"
 set logscale y 10
 set grid
 set key top left
@@ -299,5 +308,9 @@ EOF
     fi
 fi
 
+if [ -n "$REPLOT" ]; then
+    echo "compare.sh: tabulated $OUTDIR" >&2
+    exit 0
+fi
 echo "compare.sh: results in $OUTDIR ($((T_END - T_START)) s, $FAILED failed run(s))" >&2
 [ "$FAILED" -eq 0 ]
