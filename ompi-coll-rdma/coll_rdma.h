@@ -13,6 +13,7 @@
  *             coll_rdma_bruck.c    Bruck's concatenation allgather and index alltoall
  *             coll_rdma_ring.c     ring allgather, segmented pipelined ring allreduce
  *             coll_rdma_direct.c   write-based direct alltoall
+ *             coll_rdma_read.c     notified read: bcast from the root's own slots
  *   schedules (coll_rdma_sched.c)      pure arithmetic
  *   reduction (coll_rdma_op.c)         ompi_op_reduce with a start-up self-test
  *   window    (coll_rdma_window.c)     slots, sequence words, credits
@@ -55,6 +56,7 @@ enum coll_rdma_alg {
     COLL_RDMA_ALG_BRUCK = 6,    /* Bruck: n-port allreduce, allgather, index alltoall */
     COLL_RDMA_ALG_RING = 7,     /* ring allgather, segmented ring allreduce */
     COLL_RDMA_ALG_DIRECT = 8,   /* write-based direct alltoall */
+    COLL_RDMA_ALG_READ = 9,     /* every rank reads the root's slot (bcast, one node) */
     COLL_RDMA_NALGS
 };
 
@@ -63,7 +65,8 @@ enum coll_rdma_reason {
     COLL_RDMA_WHY_TOO_LARGE,    /* above *_max_bytes */
     COLL_RDMA_WHY_DATATYPE,     /* not a contiguous predefined datatype */
     COLL_RDMA_WHY_OP,           /* user-defined or non-commutative op */
-    COLL_RDMA_WHY_WINDOW,       /* no window on this communicator */
+    COLL_RDMA_WHY_WINDOW,       /* no window on this communicator, or the forced
+                                 * algorithm needs every peer's window mapped */
     COLL_RDMA_NREASONS
 };
 
@@ -74,7 +77,8 @@ typedef struct coll_rdma_config {
     int alg[COLL_RDMA_NCOLLS];  /* forced algorithm per collective (enum coll_rdma_alg) */
     int barrier_nway_n;         /* n of n-way dissemination, >= 1 */
     int bcast_radix;            /* k of the k-nomial bcast tree, >= 2 */
-    int bcast_slots;            /* depth of the bcast slot ring (credits) */
+    int bcast_slots;            /* depth of the bcast slot rings (credits) */
+    size_t bcast_segment_bytes; /* payload of one bcast slot */
     size_t bcast_max_bytes;
     int allreduce_ktree_degree; /* Gupta's degree k: a (k+1)-nomial tree */
     int allreduce_nway_n;       /* n of the adapted n-way dissemination allreduce */
@@ -163,8 +167,9 @@ static inline uint64_t coll_rdma_next_seq(mca_coll_rdma_module_t *module, int co
  * coll_rdma_reason.
  */
 int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, int *why);
+/* all_direct: every rank maps every peer's window (agreed at set-up) */
 int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                           bool contiguous, int *why);
+                           bool contiguous, bool all_direct, int *why);
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                                bool contiguous_predefined, bool reducible_op, int *why);
 /* block_bytes: one rank's block (allgather) or one destination's block (alltoall) */
@@ -206,10 +211,24 @@ int coll_rdma_barrier_nway(mca_coll_rdma_module_t *module, struct ompi_communica
  * MPI_Bcast of `bytes` contiguous bytes at `buf` from `root` over a k-nomial
  * tree of radix cfg->bcast_radix (seed 002 section 2.3.3; Gupta's binomial
  * bcast with RDMA-write slots and credits, seed 003 section 5.2).  bytes <=
- * cfg->bcast_max_bytes.  Returns OMPI_SUCCESS or a transport error.
+ * cfg->bcast_segment_bytes (one slot).  Returns OMPI_SUCCESS or a transport error.
  */
 int coll_rdma_bcast_knomial(void *buf, size_t bytes, int root, mca_coll_rdma_module_t *module,
                             struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Bcast of `bytes` contiguous bytes at `buf` from `root` by notified
+ * read (End's thesis, seed 002 chapter 6, on shared memory): the root copies
+ * each segment of cfg->bcast_segment_bytes into its own read-ring slot and
+ * sets the slot's sequence word; every other rank polls that word through
+ * its mapping of the root's window and copies the segment out.  One copy on
+ * the root's critical path whatever P, and segments pipeline through
+ * cfg->bcast_slots slots (the root reuses a slot once every rank consumed
+ * what it held).  Needs win->all_direct.  bytes <= cfg->bcast_max_bytes.
+ * Returns OMPI_SUCCESS or a transport error.
+ */
+int coll_rdma_bcast_read(void *buf, size_t bytes, int root, mca_coll_rdma_module_t *module,
+                         struct ompi_communicator_t *comm);
 
 /**
  * MPI_Allreduce of `count` elements of predefined `dtype` (bytes = count *

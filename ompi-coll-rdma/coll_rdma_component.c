@@ -15,6 +15,15 @@
 #include "opal/mca/base/mca_base_var.h"
 
 static int rdma_register(void);
+static void clamp_size(const char *name, size_t *value, size_t lo)
+{
+    if (*value < lo) {
+        mca_coll_rdma_output("warning: coll_rdma_%s = %zu is below %zu; using %zu", name, *value,
+                             lo, lo);
+        *value = lo;
+    }
+}
+
 static int rdma_open(void);
 static int rdma_close(void);
 static int rdma_init_query(bool enable_progress_threads, bool enable_mpi_threads);
@@ -43,7 +52,8 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
         .barrier_nway_n = 3,
         .bcast_radix = 4,
         .bcast_slots = 8,
-        .bcast_max_bytes = 16384,
+        .bcast_segment_bytes = 16384,
+        .bcast_max_bytes = 1 << 20,
         .allreduce_ktree_degree = 3,
         .allreduce_nway_n = 2,
         .allreduce_bruck_n = 2,
@@ -58,7 +68,7 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
 static const char *const coll_names[COLL_RDMA_NCOLLS] = {"barrier",   "bcast",    "allreduce",
                                                          "allgather", "alltoall", "reduce"};
 static const char *const alg_names[COLL_RDMA_NALGS] = {
-    "auto", "fallback", "nway", "knomial", "ktree", "pairwise", "bruck", "ring", "direct"};
+    "auto", "fallback", "nway", "knomial", "ktree", "pairwise", "bruck", "ring", "direct", "read"};
 static const char *const reason_names[COLL_RDMA_NREASONS] = {"forced", "too_large", "datatype",
                                                              "op", "window"};
 
@@ -136,7 +146,7 @@ static int rdma_register(void)
             OPAL_INFO_LVL_9, &c->poll_spins);
     static const int barrier_algs[] = {COLL_RDMA_ALG_NWAY, COLL_RDMA_ALG_PAIRWISE,
                                        COLL_RDMA_ALG_AUTO};
-    static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_AUTO};
+    static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_READ, COLL_RDMA_ALG_AUTO};
     static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE,
                                          COLL_RDMA_ALG_NWAY,  COLL_RDMA_ALG_BRUCK,
                                          COLL_RDMA_ALG_RING,  COLL_RDMA_ALG_AUTO};
@@ -154,16 +164,22 @@ static int rdma_register(void)
             "rounds",
             OPAL_INFO_LVL_5, &cfg->barrier_nway_n);
     reg_alg(COLL_RDMA_BCAST, bcast_algs,
-            "MPI_Bcast algorithm: auto, fallback (previous component), knomial (k-nomial tree)");
+            "MPI_Bcast algorithm: auto (read where every rank maps every window, i.e. one node; "
+            "else knomial), fallback (previous component), knomial (k-nomial tree of puts, up to "
+            "one segment), read (every rank copies from the root's slots, segmented; one node "
+            "only)");
     reg_int("bcast_radix", "Radix k of the k-nomial bcast tree (>= 2)", OPAL_INFO_LVL_5,
             &cfg->bcast_radix);
     reg_int("bcast_slots",
             "Bcast slots per rank and communicator (>= 2): a root may run this many bcasts ahead "
             "of the slowest receiver before it waits for credit",
             OPAL_INFO_LVL_6, &cfg->bcast_slots);
+    reg_size("bcast_segment_bytes",
+             "Payload bytes of one bcast slot: the largest knomial bcast, and the segment of a "
+             "read bcast. Window memory for bcast: 2 * bcast_slots * this",
+             &cfg->bcast_segment_bytes);
     reg_size("bcast_max_bytes",
-             "Largest MPI_Bcast (bytes) that coll/rdma serves; larger ones fall back. Each bcast "
-             "slot holds this many bytes",
+             "Largest MPI_Bcast (bytes) that coll/rdma serves; larger ones fall back",
              &cfg->bcast_max_bytes);
     reg_alg(COLL_RDMA_ALLREDUCE, allreduce_algs,
             "MPI_Allreduce algorithm: auto, fallback (previous component), ktree (Gupta's "
@@ -226,6 +242,7 @@ static int rdma_open(void)
     clamp("barrier_nway_n", &cfg->barrier_nway_n, 1, 64);
     clamp("bcast_radix", &cfg->bcast_radix, 2, 64);
     clamp("bcast_slots", &cfg->bcast_slots, 2, 1024);
+    clamp_size("bcast_segment_bytes", &cfg->bcast_segment_bytes, 64);
     clamp("allreduce_ktree_degree", &cfg->allreduce_ktree_degree, 1, 63);
     clamp("allreduce_nway_n", &cfg->allreduce_nway_n, 1, 64);
     clamp("allreduce_bruck_n", &cfg->allreduce_bruck_n, 1, 64);

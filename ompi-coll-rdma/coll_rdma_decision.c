@@ -26,10 +26,12 @@ int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, int *
 }
 
 int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                           bool contiguous, int *why)
+                           bool contiguous, bool all_direct, int *why)
 {
+    int alg = cfg->alg[COLL_RDMA_BCAST];
+
     (void) comm_size;
-    if (COLL_RDMA_ALG_FALLBACK == cfg->alg[COLL_RDMA_BCAST]) {
+    if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
     if (!contiguous) {
@@ -38,7 +40,19 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
     if (bytes > cfg->bcast_max_bytes) {
         return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
-    return COLL_RDMA_ALG_KNOMIAL;
+    /* On one node the root's single copy beats forwarding along a tree at
+     * every size measured (docs/tuning.md); the tree is for windows reached
+     * by puts, and carries one slot. */
+    if (COLL_RDMA_ALG_AUTO == alg) {
+        alg = all_direct ? COLL_RDMA_ALG_READ : COLL_RDMA_ALG_KNOMIAL;
+    }
+    if (COLL_RDMA_ALG_READ == alg && !all_direct) {
+        return fallback(why, COLL_RDMA_WHY_WINDOW);
+    }
+    if (COLL_RDMA_ALG_KNOMIAL == alg && bytes > cfg->bcast_segment_bytes) {
+        return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+    }
+    return alg;
 }
 
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,

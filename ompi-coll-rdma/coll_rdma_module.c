@@ -24,6 +24,7 @@
     X(barrier_nway_n, barrier_nway_n)                        \
     X(bcast_radix, bcast_radix)                              \
     X(bcast_slots, bcast_slots)                              \
+    X(bcast_segment_bytes, bcast_segment_bytes)              \
     X(bcast_max_bytes, bcast_max_bytes)                      \
     X(allreduce_ktree_degree, allreduce_ktree_degree)        \
     X(allreduce_max_bytes, allreduce_max_bytes)              \
@@ -152,15 +153,19 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
         if (OMPI_SUCCESS != rc) {
             goto out;
         }
+        /* bit 0: connected; bit 1: maps every peer's window */
         ok = OMPI_SUCCESS == coll_rdma_window_attach(win, comm, blobs, displs);
+        ok |= ok && 0 == win->nremote ? 2 : 0;
         /* a peer that failed to connect must not be written to by others */
         rc = exchange(m, comm, &ok, oks, sizeof(ok));
         if (OMPI_SUCCESS != rc) {
             goto out;
         }
         agreed = true;
+        win->all_direct = true;
         for (int i = 0; i < size; ++i) {
-            agreed = agreed && oks[i];
+            agreed = agreed && (oks[i] & 1);
+            win->all_direct = win->all_direct && (oks[i] & 2);
         }
     }
 out:
@@ -247,7 +252,8 @@ static int rdma_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int r
 
     if (window_ready(m, comm)) {
         alg = coll_rdma_decide_bcast(&mca_coll_rdma_component.config, ompi_comm_size(comm), bytes,
-                                     ompi_datatype_is_contiguous_memory_layout(dtype, count), &why);
+                                     ompi_datatype_is_contiguous_memory_layout(dtype, count),
+                                     m->window->all_direct, &why);
     }
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         count_fallback(COLL_RDMA_BCAST, why);
@@ -256,6 +262,9 @@ static int rdma_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int r
     count_served(COLL_RDMA_BCAST, alg, bytes);
     if (0 == bytes) {
         return OMPI_SUCCESS;
+    }
+    if (COLL_RDMA_ALG_READ == alg) {
+        return coll_rdma_bcast_read((char *) buf + dtype->super.true_lb, bytes, root, m, comm);
     }
     return coll_rdma_bcast_knomial((char *) buf + dtype->super.true_lb, bytes, root, m, comm);
 }

@@ -15,6 +15,7 @@ int coll_rdma_barrier_nway(mca_coll_rdma_module_t *module, struct ompi_communica
     int rounds = coll_rdma_sched_rounds(size, n + 1);
     uint64_t seq = coll_rdma_next_seq(module, COLL_RDMA_BARRIER);
     int to[n];
+    size_t offs[n];
     (void) comm;
 
     for (int r = 0; r < rounds; ++r) {
@@ -22,16 +23,14 @@ int coll_rdma_barrier_nway(mca_coll_rdma_module_t *module, struct ompi_communica
         /* Flags only ever grow, so a peer already in the next barrier may
          * overwrite a flag we have not read: >= seq still holds. */
         for (int j = 1; j <= count; ++j) {
-            int rc = coll_rdma_window_post(win, to[j - 1],
-                                           coll_rdma_barrier_slot(win, coll_rdma_nway_slot(n, r, j)),
-                                           NULL, 0, seq);
+            int rc;
+            offs[j - 1] = coll_rdma_barrier_slot(win, coll_rdma_nway_slot(n, r, j));
+            rc = coll_rdma_window_post(win, to[j - 1], offs[j - 1], NULL, 0, seq);
             if (OMPI_SUCCESS != rc) {
                 return rc;
             }
         }
-        for (int j = 1; j <= count; ++j) {
-            coll_rdma_window_wait(win, coll_rdma_barrier_slot(win, coll_rdma_nway_slot(n, r, j)), seq);
-        }
+        coll_rdma_window_wait_many(win, offs, count, seq);
     }
     return coll_rdma_window_complete(win);
 }

@@ -35,13 +35,32 @@ static inline uint64_t load_acquire(const char *addr)
 static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
                         const char *blobs, const int *displs);
 
+/*
+ * Reserve `nslots` slots of `stride` bytes at *off (advanced past them) and
+ * remember them, so that their sequence words are zeroed once the memory
+ * exists.  Returns the region's offset.
+ */
+static size_t add_region(coll_rdma_window_t *win, size_t *off, int nslots, size_t stride)
+{
+    size_t start = *off;
+
+    if (win->nregions < COLL_RDMA_MAX_REGIONS) {
+        win->regions[win->nregions].off = start;
+        win->regions[win->nregions].nslots = nslots;
+        win->regions[win->nregions].stride = stride;
+    }
+    ++win->nregions; /* more than COLL_RDMA_MAX_REGIONS: alloc fails below */
+    *off += (size_t) nslots * stride;
+    return start;
+}
+
 coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int comm_size, int rank)
 {
     coll_rdma_window_t *win = calloc(1, sizeof(*win));
     int n = cfg->barrier_nway_n;
     int ar_radix = cfg->allreduce_ktree_degree + 1;
     int rc = OMPI_ERR_OUT_OF_RESOURCE;
-    size_t off;
+    size_t off = 0;
 
     if (NULL == win) {
         return NULL;
@@ -49,27 +68,24 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     win->comm_size = comm_size;
     win->rank = rank;
 
-    off = 0;
-    win->off_barrier = off;
-    off += (size_t) coll_rdma_sched_rounds(comm_size, n + 1) * n * COLL_RDMA_LINE;
+    win->off_barrier = add_region(win, &off, coll_rdma_sched_rounds(comm_size, n + 1) * n,
+                                  COLL_RDMA_LINE);
     win->bcast_slots = cfg->bcast_slots;
-    win->bcast_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->bcast_max_bytes);
-    win->off_bcast = off;
-    off += (size_t) win->bcast_slots * win->bcast_slot_size;
-    win->off_consumed = off;
-    off += COLL_RDMA_LINE;
+    win->bcast_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->bcast_segment_bytes);
+    win->off_bcast = add_region(win, &off, win->bcast_slots, win->bcast_slot_size);
+    win->off_consumed = add_region(win, &off, 1, COLL_RDMA_LINE);
+    win->off_bcast_read = add_region(win, &off, win->bcast_slots, win->bcast_slot_size);
     win->ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_max_bytes);
-    win->off_ar_up = off;
-    off += (size_t) coll_rdma_knomial_max_children(comm_size, ar_radix) * win->ar_slot_size;
-    win->off_ar_down = off;
-    off += win->ar_slot_size;
-    win->off_pw = off;
-    off += (size_t) (2 + 2 * coll_rdma_pairwise_steps(comm_size)) * win->ar_slot_size;
+    win->off_ar_up = add_region(win, &off, coll_rdma_knomial_max_children(comm_size, ar_radix),
+                                win->ar_slot_size);
+    win->off_ar_down = add_region(win, &off, 1, win->ar_slot_size);
+    win->off_pw = add_region(win, &off, 2 + 2 * coll_rdma_pairwise_steps(comm_size),
+                             win->ar_slot_size);
     win->size = off;
 
     win->peers = calloc(comm_size, sizeof(*win->peers));
     win->credit = calloc(comm_size, sizeof(*win->credit));
-    if (NULL != win->peers && NULL != win->credit) {
+    if (NULL != win->peers && NULL != win->credit && win->nregions <= COLL_RDMA_MAX_REGIONS) {
         coll_rdma_ucx_lock();
         rc = coll_rdma_ucx_mem_alloc(win->size, &win->memh, (void **) &win->base, &win->rkey_buf,
                                      &win->rkey_len);
@@ -81,8 +97,17 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
         free(win);
         return NULL;
     }
-    /* zero before the address exchange: no peer can see stale words */
-    memset(win->base, 0, win->size);
+    /*
+     * Zero every sequence word before the address exchange, so no peer can
+     * see a stale one.  Only the words: the payload is never read before its
+     * word arrives, and writing the whole window would fault in every page
+     * of it (most of the cost of a communicator's first collective).
+     */
+    for (int r = 0; r < win->nregions; ++r) {
+        for (int i = 0; i < win->regions[r].nslots; ++i) {
+            *(uint64_t *) (win->base + win->regions[r].off + (size_t) i * win->regions[r].stride) = 0;
+        }
+    }
     return win;
 }
 
@@ -210,21 +235,60 @@ int coll_rdma_window_post(coll_rdma_window_t *win, int peer, size_t off, const v
     return UCS_STATUS_IS_ERR(status) ? OMPI_ERROR : OMPI_SUCCESS;
 }
 
-void coll_rdma_window_wait(coll_rdma_window_t *win, size_t off, uint64_t seq)
+/* Between two polls: progress for emulated RMA, and now and then Open MPI's. */
+static inline void poll_idle(coll_rdma_window_t *win, int *spins)
 {
-    const char *word = win->base + off;
+    if (win->nremote > 0) {
+        /* emulated RMA needs the target to progress */
+        ucp_worker_progress(coll_rdma_ucx_worker);
+    }
+    if (--*spins <= 0) {
+        opal_progress();
+        *spins = mca_coll_rdma_component.poll_spins;
+    }
+}
+
+/* Poll the sequence word at `word` until it reaches `seq`. */
+static void wait_word(coll_rdma_window_t *win, const char *word, uint64_t seq)
+{
     int spins = mca_coll_rdma_component.poll_spins;
 
     while (!seq_reached(load_acquire(word), seq)) {
-        if (win->nremote > 0) {
-            /* emulated RMA needs the target to progress */
-            ucp_worker_progress(coll_rdma_ucx_worker);
-        }
-        if (--spins <= 0) {
-            opal_progress();
-            spins = mca_coll_rdma_component.poll_spins;
-        }
+        poll_idle(win, &spins);
     }
+}
+
+void coll_rdma_window_wait_many(coll_rdma_window_t *win, const size_t *offs, int count,
+                                uint64_t seq)
+{
+    uint64_t pending = count >= 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << count) - 1;
+    int spins = mca_coll_rdma_component.poll_spins;
+
+    for (;;) {
+        for (uint64_t left = pending; 0 != left; left &= left - 1) {
+            int i = __builtin_ctzll(left);
+            if (seq_reached(load_acquire(win->base + offs[i]), seq)) {
+                pending &= ~((uint64_t) 1 << i);
+            }
+        }
+        if (0 == pending) {
+            return;
+        }
+        poll_idle(win, &spins);
+    }
+}
+
+void coll_rdma_window_wait(coll_rdma_window_t *win, size_t off, uint64_t seq)
+{
+    wait_word(win, win->base + off, seq);
+}
+
+const void *coll_rdma_window_wait_peer(coll_rdma_window_t *win, int peer, size_t off, uint64_t seq)
+{
+    const char *slot = win->peers[peer].direct + off;
+
+    wait_word(win, slot, seq);
+    return slot + COLL_RDMA_SLOT_HEADER;
 }
 
 /* Read peer's bcast consumed word: a load where mapped, else a get. */

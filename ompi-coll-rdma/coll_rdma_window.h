@@ -20,6 +20,9 @@
  *   barrier flags    rounds * n slots of one line, slot (round, j) written by one fixed peer
  *   bcast ring       bcast_slots slots, slot seq % bcast_slots; credits below
  *   bcast consumed   one line: last bcast instance this rank consumed (senders read it)
+ *   bcast read ring  bcast_slots slots, slot seq % bcast_slots, written only by this
+ *                    rank as the root of a read bcast and read by every other rank;
+ *                    rewritten at instance s once every peer consumed s - bcast_slots
  *   allreduce up     max_children slots, one per child of the (k+1)-nomial tree
  *   allreduce down   one slot: the result from the parent
  *   pairwise         fold slot, result-back slot, then two slots (instance
@@ -41,6 +44,15 @@ typedef struct coll_rdma_peer {
     char *direct;      /* the peer's window mapped here (ucp_rkey_ptr), or NULL */
 } coll_rdma_peer_t;
 
+#define COLL_RDMA_MAX_REGIONS 16
+
+/* `nslots` slots of `stride` bytes from `off`, each starting with a sequence word */
+typedef struct coll_rdma_region {
+    size_t off;
+    size_t stride;
+    int nslots;
+} coll_rdma_region_t;
+
 typedef struct coll_rdma_window {
     ucp_mem_h memh;
     char *base;
@@ -51,6 +63,7 @@ typedef struct coll_rdma_window {
     int rank;
     coll_rdma_peer_t *peers; /* comm_size entries */
     int nremote;             /* peers reached by ucp_put rather than stores */
+    bool all_direct;         /* every rank maps every peer's window (agreed at set-up) */
     bool dirty;              /* puts issued since the last flush */
     uint64_t seq_src;        /* source of sequence-word puts; stable until the flush */
     uint64_t *credit;        /* last bcast "consumed" value read from each peer */
@@ -61,10 +74,13 @@ typedef struct coll_rdma_window {
     size_t bcast_slot_size;
     int bcast_slots;
     size_t off_consumed;
+    size_t off_bcast_read;   /* bcast read ring, bcast_slot_size each */
     size_t off_ar_up;
     size_t ar_slot_size;
     size_t off_ar_down;
     size_t off_pw;           /* pairwise slots, ar_slot_size each */
+    coll_rdma_region_t regions[COLL_RDMA_MAX_REGIONS]; /* every region above, for zeroing */
+    int nregions;
 } coll_rdma_window_t;
 
 /**
@@ -103,6 +119,12 @@ static inline void *coll_rdma_slot_payload(coll_rdma_window_t *win, size_t off)
 static inline size_t coll_rdma_bcast_slot(const coll_rdma_window_t *win, uint64_t seq)
 {
     return win->off_bcast + (size_t) (seq % (uint64_t) win->bcast_slots) * win->bcast_slot_size;
+}
+
+/** Offset of the bcast read ring slot for instance `seq`. */
+static inline size_t coll_rdma_bcast_read_slot(const coll_rdma_window_t *win, uint64_t seq)
+{
+    return win->off_bcast_read + (size_t) (seq % (uint64_t) win->bcast_slots) * win->bcast_slot_size;
 }
 
 /** Offset of barrier flag slot index `i`. */
@@ -147,9 +169,25 @@ int coll_rdma_window_post(coll_rdma_window_t *win, int peer, size_t off, const v
 void coll_rdma_window_wait(coll_rdma_window_t *win, size_t off, uint64_t seq);
 
 /**
+ * Wait until each of the `count` local slots at offs[] holds sequence number
+ * `seq` or later.  Polls all of them in every pass, so the cache misses of
+ * words that arrive together overlap instead of queuing one after another.
+ * count <= 64.
+ */
+void coll_rdma_window_wait_many(coll_rdma_window_t *win, const size_t *offs, int count,
+                                uint64_t seq);
+
+/**
+ * Wait until the slot at `off` in `peer`'s window holds sequence number `seq`
+ * or later, polling the peer's word through its mapping, and return the
+ * address of that slot's payload there.  Only where win->all_direct.
+ */
+const void *coll_rdma_window_wait_peer(coll_rdma_window_t *win, int peer, size_t off, uint64_t seq);
+
+/**
  * Wait until `peer` has consumed bcast instance `seq` - bcast_slots, so that
- * ring slot seq % bcast_slots may be overwritten at `peer` (credits, DESIGN.md
- * rule 3).  Reads the peer's consumed word (a load, or a get), caching it.
+ * ring slot seq % bcast_slots may be overwritten, at `peer` (credits, DESIGN.md
+ * rule 3), or in this rank's read ring, from which `peer` copies.  Reads the peer's consumed word (a load, or a get), caching it.
  * Returns OMPI_SUCCESS or OMPI_ERROR.
  */
 int coll_rdma_window_credit(coll_rdma_window_t *win, int peer, uint64_t seq);

@@ -15,7 +15,7 @@
 # Cases (np in 1 2 3 4 5 7 8 unless said otherwise):
 #   auto-basic-npN            default parameters: barrier, bcast, allreduce,
 #                             fallback sections
-#   {barrier-nway,bcast-knomial,allreduce-ktree,allreduce-pairwise}-npN   one algorithm forced,
+#   {barrier-nway,bcast-knomial,bcast-read,allreduce-ktree,allreduce-pairwise}-npN   one algorithm forced,
 #                             default radix
 #   barrier-nway-nK, bcast-knomial-radixK, allreduce-ktree-degreeK  radix
 #                             sweeps at np 5 and 8
@@ -92,9 +92,10 @@ case_() {
 }
 
 ALL_NP="1 2 3 4 5 7 8"
-# auto picks the allreduce algorithm by communicator size (docs/design.md)
+# auto picks the allreduce algorithm by communicator size (docs/design.md),
+# and bcast by read where all windows are mapped (one node: every run here)
 AUTO_AR="(ktree|pairwise)"
-SERVED_ALL="served:barrier:nway served:bcast:knomial served:allreduce:$AUTO_AR"
+SERVED_ALL="served:barrier:nway served:bcast:read served:allreduce:$AUTO_AR"
 FORCE_FB="--mca coll_rdma_barrier_algorithm fallback --mca coll_rdma_bcast_algorithm fallback --mca coll_rdma_allreduce_algorithm fallback"
 
 # 1. default configuration (auto) at every np: all single-communicator sections
@@ -109,6 +110,10 @@ for np in $ALL_NP; do
         "--only barrier --iters 3" "served:barrier:nway"
     case_ "bcast-knomial-np$np" "$np" avx-off "--mca coll_rdma_bcast_algorithm knomial" \
         "--only bcast --iters 3" "served:bcast:knomial"
+    # above one 16 KiB segment: up to 16 segments at np <= 4, 4 above
+    case_ "bcast-read-np$np" "$np" avx-off "--mca coll_rdma_bcast_algorithm read" \
+        "--only bcast --iters 3 --max-bytes $([ "$np" -le 4 ] && echo 262144 || echo 65536)" \
+        "served:bcast:read nofb"
     case_ "allreduce-ktree-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm ktree" \
         "--only allreduce --light" "served:allreduce:ktree"
     case_ "allreduce-pairwise-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm pairwise" \
@@ -141,8 +146,15 @@ for np in 3 4 8; do
 done
 # stress with non-default radices everywhere, at a non-power-of-two size
 case_ "stress-radix-mix-np7" 7 avx-off \
-    "--mca coll_rdma_barrier_nway_n 2 --mca coll_rdma_bcast_radix 3 --mca coll_rdma_allreduce_ktree_degree 2" \
-    "--only stress --stress-calls 8000" "$SERVED_ALL"
+    "--mca coll_rdma_barrier_nway_n 2 --mca coll_rdma_bcast_algorithm knomial --mca coll_rdma_bcast_radix 3 --mca coll_rdma_allreduce_ktree_degree 2" \
+    "--only stress --stress-calls 8000" "served:barrier:nway served:bcast:knomial served:allreduce:$AUTO_AR"
+# read bcast with tiny segments and the shortest slot ring: every bcast is
+# many segments and the root waits for credit all the time
+for np in 3 7; do
+    case_ "bcast-read-segment64-np$np" "$np" avx-off \
+        "--mca coll_rdma_bcast_algorithm read --mca coll_rdma_bcast_segment_bytes 64 --mca coll_rdma_bcast_slots 2" \
+        "--only bcast,stress --iters 1 --stress-calls 4000" "served:bcast:read"
+done
 
 # 5. forced fallback: nothing may be served, results still right
 for np in 2 5 8; do
@@ -153,13 +165,13 @@ case_ "fallback-forced-comm-np4" 4 avx-off "$FORCE_FB" "--only comm --dup-cycles
 
 # 6. thresholds: above them (fallback too_large) and small ones that mix
 #    served and fallback calls in one stream
-case_ "above-thresholds-np4" 4 avx-off "" \
+case_ "above-thresholds-np4" 4 avx-off "--mca coll_rdma_bcast_max_bytes 16384" \
     "--only bcast,allreduce --light --iters 1 --max-bytes 65536" \
-    "served:bcast:knomial served:allreduce:$AUTO_AR fb:too_large"
+    "served:bcast:read served:allreduce:$AUTO_AR fb:too_large"
 case_ "small-thresholds-stress-np4" 4 avx-off \
     "--mca coll_rdma_bcast_max_bytes 256 --mca coll_rdma_allreduce_max_bytes 256" \
     "--only stress --stress-calls 6000" \
-    "served:bcast:knomial served:allreduce:$AUTO_AR fb:too_large"
+    "served:bcast:read served:allreduce:$AUTO_AR fb:too_large"
 # sub-communicators below min_comm_size are not served, world is
 case_ "min-comm-size4-comm-np8" 8 avx-off "--mca coll_rdma_min_comm_size 4" \
     "--only comm --dup-cycles 200" "$SERVED_ALL"
