@@ -56,7 +56,7 @@ enum coll_rdma_alg {
     COLL_RDMA_ALG_BRUCK = 6,    /* Bruck: n-port allreduce, allgather, index alltoall */
     COLL_RDMA_ALG_RING = 7,     /* ring allgather, segmented ring allreduce */
     COLL_RDMA_ALG_DIRECT = 8,   /* write-based direct alltoall */
-    COLL_RDMA_ALG_READ = 9,     /* every rank reads the root's slot (bcast, one node) */
+    COLL_RDMA_ALG_READ = 9,     /* every rank reads the others' slots (one node) */
     COLL_RDMA_NALGS
 };
 
@@ -84,6 +84,7 @@ typedef struct coll_rdma_config {
     int allreduce_nway_n;       /* n of the adapted n-way dissemination allreduce */
     int allreduce_bruck_n;      /* ports of Bruck's n-port allreduce */
     size_t allreduce_max_bytes;
+    size_t allreduce_read_max_bytes; /* largest allreduce by read (one node) */
     size_t allgather_max_bytes; /* per rank's block */
     size_t alltoall_max_bytes;  /* per destination block */
     int reduce_radix;           /* k of the k-nomial reduce tree */
@@ -166,12 +167,14 @@ static inline uint64_t coll_rdma_next_seq(mca_coll_rdma_module_t *module, int co
  * enum coll_rdma_alg (never AUTO); on FALLBACK *why is set to an enum
  * coll_rdma_reason.
  */
-int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, int *why);
+int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool all_direct,
+                             int *why);
 /* all_direct: every rank maps every peer's window (agreed at set-up) */
 int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                            bool contiguous, bool all_direct, int *why);
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                               bool contiguous_predefined, bool reducible_op, int *why);
+                               bool contiguous_predefined, bool reducible_op, bool all_direct,
+                               int *why);
 /* block_bytes: one rank's block (allgather) or one destination's block (alltoall) */
 int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
                                bool contiguous, int *why);
@@ -229,6 +232,28 @@ int coll_rdma_bcast_knomial(void *buf, size_t bytes, int root, mca_coll_rdma_mod
  */
 int coll_rdma_bcast_read(void *buf, size_t bytes, int root, mca_coll_rdma_module_t *module,
                          struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Barrier by reading (one node): each rank stores the instance number in
+ * its own read-barrier word, then polls every other rank's word through its
+ * mapping, all pending words in every pass, so the misses overlap.  One
+ * round: the n-way dissemination barrier with n = P - 1 turned around, each
+ * rank writing one line instead of P - 1 (seed 002 chapter 6, notified read).
+ * Needs win->all_direct.  Returns OMPI_SUCCESS.
+ */
+int coll_rdma_barrier_read(mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Allreduce by reading (one node): each rank stores its `count` elements
+ * of predefined `dtype` in its own read slot (instance parity), then reads
+ * every rank's slot and combines them in rank order 0, 1, ..., P-1, so every
+ * rank computes the same expression and gets the same bits.  bytes <=
+ * cfg->allreduce_read_max_bytes; sbuf may be MPI_IN_PLACE.  Needs
+ * win->all_direct.  Returns OMPI_SUCCESS.
+ */
+int coll_rdma_allreduce_read(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
+                             ompi_op_t *op, mca_coll_rdma_module_t *module,
+                             struct ompi_communicator_t *comm);
 
 /**
  * MPI_Allreduce of `count` elements of predefined `dtype` (bytes = count *

@@ -58,6 +58,7 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
         .allreduce_nway_n = 2,
         .allreduce_bruck_n = 2,
         .allreduce_max_bytes = 16384,
+        .allreduce_read_max_bytes = 2048,
         .allgather_max_bytes = 0, /* 0 until the algorithms land: every call falls back */
         .alltoall_max_bytes = 0,
         .reduce_radix = 4,
@@ -145,11 +146,12 @@ static int rdma_register(void)
             "yields the core when ranks outnumber cores)",
             OPAL_INFO_LVL_9, &c->poll_spins);
     static const int barrier_algs[] = {COLL_RDMA_ALG_NWAY, COLL_RDMA_ALG_PAIRWISE,
-                                       COLL_RDMA_ALG_AUTO};
+                                       COLL_RDMA_ALG_READ, COLL_RDMA_ALG_AUTO};
     static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_READ, COLL_RDMA_ALG_AUTO};
     static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE,
                                          COLL_RDMA_ALG_NWAY,  COLL_RDMA_ALG_BRUCK,
-                                         COLL_RDMA_ALG_RING,  COLL_RDMA_ALG_AUTO};
+                                         COLL_RDMA_ALG_RING,  COLL_RDMA_ALG_READ,
+                                         COLL_RDMA_ALG_AUTO};
     static const int allgather_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_RING,
                                          COLL_RDMA_ALG_AUTO};
     static const int alltoall_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_DIRECT,
@@ -157,8 +159,10 @@ static int rdma_register(void)
     static const int reduce_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_AUTO};
 
     reg_alg(COLL_RDMA_BARRIER, barrier_algs,
-            "MPI_Barrier algorithm: auto, fallback (previous component), nway (n-way "
-            "dissemination), pairwise (pairwise exchange)");
+            "MPI_Barrier algorithm: auto (read where every rank maps every window, i.e. one "
+            "node; else nway), fallback (previous component), nway (n-way dissemination), "
+            "pairwise (pairwise exchange), read (each rank writes its own word and reads "
+            "everyone's; one node only)");
     reg_int("barrier_nway_n",
             "n of the n-way dissemination barrier: signals per rank and round; ceil(log_{n+1} P) "
             "rounds",
@@ -186,7 +190,9 @@ static int rdma_register(void)
             "degree-k tree: reduce to rank 0, then the result down the same tree), pairwise "
             "(recursive doubling with a fold, one canonical operand order), nway (End's adapted "
             "n-way dissemination), bruck (Bruck's n-port global combine), ring (segmented "
-            "pipelined ring: reduce-scatter then allgather)");
+            "pipelined ring: reduce-scatter then allgather), read (each rank reads every "
+            "contribution and combines them in rank order; one node only, up to "
+            "allreduce_read_max_bytes)");
     reg_int("allreduce_ktree_degree",
             "Degree k of the allreduce tree (>= 1): a (k+1)-nomial tree, k children per node "
             "and round",
@@ -199,6 +205,10 @@ static int rdma_register(void)
     reg_size("allreduce_max_bytes",
              "Largest MPI_Allreduce (bytes) that coll/rdma serves; larger ones fall back",
              &cfg->allreduce_max_bytes);
+    reg_size("allreduce_read_max_bytes",
+             "Largest MPI_Allreduce (bytes) served by read (auto picks it up to here on one node); "
+             "each rank's window holds two slots of this size",
+             &cfg->allreduce_read_max_bytes);
     reg_alg(COLL_RDMA_ALLGATHER, allgather_algs,
             "MPI_Allgather algorithm: auto, fallback (previous component), bruck (Bruck's "
             "concatenation), ring");

@@ -16,13 +16,22 @@ static int fallback(int *why, int reason)
     return COLL_RDMA_ALG_FALLBACK;
 }
 
-int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, int *why)
+int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool all_direct,
+                             int *why)
 {
+    int alg = cfg->alg[COLL_RDMA_BARRIER];
+
     (void) comm_size;
-    if (COLL_RDMA_ALG_FALLBACK == cfg->alg[COLL_RDMA_BARRIER]) {
+    if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
-    return COLL_RDMA_ALG_NWAY;
+    if (COLL_RDMA_ALG_AUTO == alg) {
+        return all_direct ? COLL_RDMA_ALG_READ : COLL_RDMA_ALG_NWAY;
+    }
+    if (COLL_RDMA_ALG_READ == alg && !all_direct) {
+        return fallback(why, COLL_RDMA_WHY_WINDOW);
+    }
+    return alg;
 }
 
 int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
@@ -56,7 +65,8 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
 }
 
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                               bool contiguous_predefined, bool reducible_op, int *why)
+                               bool contiguous_predefined, bool reducible_op, bool all_direct,
+                               int *why)
 {
     if (COLL_RDMA_ALG_FALLBACK == cfg->alg[COLL_RDMA_ALLREDUCE]) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
@@ -75,8 +85,19 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
         || COLL_RDMA_ALG_RING == cfg->alg[COLL_RDMA_ALLREDUCE]) {
         return fallback(why, COLL_RDMA_WHY_FORCED); /* not written yet */
     }
+    if (COLL_RDMA_ALG_READ == cfg->alg[COLL_RDMA_ALLREDUCE]) {
+        if (!all_direct) {
+            return fallback(why, COLL_RDMA_WHY_WINDOW);
+        }
+        if (bytes > cfg->allreduce_read_max_bytes) {
+            return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+        }
+    }
     if (COLL_RDMA_ALG_AUTO != cfg->alg[COLL_RDMA_ALLREDUCE]) {
         return cfg->alg[COLL_RDMA_ALLREDUCE];
+    }
+    if (all_direct && bytes <= cfg->allreduce_read_max_bytes) {
+        return COLL_RDMA_ALG_READ;
     }
     /*
      * Both give the same bits on every rank.  Pick the one with fewer

@@ -28,6 +28,7 @@
     X(bcast_max_bytes, bcast_max_bytes)                      \
     X(allreduce_ktree_degree, allreduce_ktree_degree)        \
     X(allreduce_max_bytes, allreduce_max_bytes)              \
+    X(allreduce_read_max_bytes, allreduce_read_max_bytes)    \
     X(allreduce_nway_n, allreduce_nway_n)                    \
     X(allreduce_bruck_n, allreduce_bruck_n)                  \
     X(allgather_algorithm, alg[COLL_RDMA_ALLGATHER])         \
@@ -230,15 +231,19 @@ static int rdma_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t
 {
     mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
     int why = COLL_RDMA_WHY_WINDOW;
-    int alg = window_ready(m, comm) ? coll_rdma_decide_barrier(&mca_coll_rdma_component.config,
-                                                               ompi_comm_size(comm), &why)
-                                    : COLL_RDMA_ALG_FALLBACK;
+    int alg = window_ready(m, comm)
+                  ? coll_rdma_decide_barrier(&mca_coll_rdma_component.config, ompi_comm_size(comm),
+                                             m->window->all_direct, &why)
+                  : COLL_RDMA_ALG_FALLBACK;
 
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         count_fallback(COLL_RDMA_BARRIER, why);
         return m->previous_barrier(comm, m->previous_barrier_module);
     }
     count_served(COLL_RDMA_BARRIER, alg, 0);
+    if (COLL_RDMA_ALG_READ == alg) {
+        return coll_rdma_barrier_read(m, comm);
+    }
     return coll_rdma_barrier_nway(m, comm);
 }
 
@@ -283,7 +288,8 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
                           && ompi_datatype_is_contiguous_memory_layout(dtype, count);
         alg = coll_rdma_decide_allreduce(&mca_coll_rdma_component.config, ompi_comm_size(comm),
                                          bytes, predefined,
-                                         predefined && coll_rdma_op_supported(op, dtype), &why);
+                                         predefined && coll_rdma_op_supported(op, dtype),
+                                         m->window->all_direct, &why);
     }
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         count_fallback(COLL_RDMA_ALLREDUCE, why);
@@ -293,6 +299,9 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
     count_served(COLL_RDMA_ALLREDUCE, alg, bytes);
     if (0 == bytes) {
         return OMPI_SUCCESS;
+    }
+    if (COLL_RDMA_ALG_READ == alg) {
+        return coll_rdma_allreduce_read(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
     }
     if (COLL_RDMA_ALG_PAIRWISE == alg) {
         return coll_rdma_allreduce_pairwise(sbuf, rbuf, (size_t) count, dtype, op, m, comm);

@@ -1,6 +1,7 @@
 /*
  * coll/rdma notified-read family: where every rank maps every peer's window
- * (one node), readers copy straight out of the root's window.
+ * (one node), a rank writes only its own window and the others read it:
+ * bcast from the root's slots, barrier and small allreduce from everyone's.
  */
 #include "ompi_config.h"
 
@@ -43,4 +44,37 @@ int coll_rdma_bcast_read(void *buf, size_t bytes, int root, mca_coll_rdma_module
         coll_rdma_window_consumed(win, seq);
     }
     return rc;
+}
+
+int coll_rdma_barrier_read(mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm)
+{
+    coll_rdma_window_t *win = module->window;
+    uint64_t seq = coll_rdma_next_seq(module, COLL_RDMA_BARRIER);
+    (void) comm;
+
+    /* words only grow: a rank already in the next barrier still reads >= seq */
+    (void) coll_rdma_window_post(win, win->rank, win->off_read_barrier, NULL, 0, seq);
+    coll_rdma_window_wait_all_peers(win, win->off_read_barrier, seq);
+    return OMPI_SUCCESS;
+}
+
+int coll_rdma_allreduce_read(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
+                             ompi_op_t *op, mca_coll_rdma_module_t *module,
+                             struct ompi_communicator_t *comm)
+{
+    coll_rdma_window_t *win = module->window;
+    size_t bytes = count * dtype->super.size;
+    uint64_t seq = coll_rdma_next_seq(module, COLL_RDMA_ALLREDUCE);
+    size_t off = coll_rdma_read_ar_slot(win, seq);
+    (void) comm;
+
+    (void) coll_rdma_window_post(win, win->rank, off, MPI_IN_PLACE == sbuf ? rbuf : sbuf, bytes,
+                                 seq);
+    coll_rdma_window_wait_all_peers(win, off, seq);
+    /* rbuf = c[P-1] op (... op (c[1] op c[0])): the same on every rank */
+    memcpy(rbuf, coll_rdma_window_peer_payload(win, 0, off), bytes);
+    for (int r = 1; r < win->comm_size; ++r) {
+        coll_rdma_op_reduce(op, coll_rdma_window_peer_payload(win, r, off), rbuf, count, dtype);
+    }
+    return OMPI_SUCCESS;
 }

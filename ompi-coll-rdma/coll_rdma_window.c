@@ -81,6 +81,9 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     win->off_ar_down = add_region(win, &off, 1, win->ar_slot_size);
     win->off_pw = add_region(win, &off, 2 + 2 * coll_rdma_pairwise_steps(comm_size),
                              win->ar_slot_size);
+    win->off_read_barrier = add_region(win, &off, 1, COLL_RDMA_LINE);
+    win->read_ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_read_max_bytes);
+    win->off_read_ar = add_region(win, &off, 2, win->read_ar_slot_size);
     win->size = off;
 
     win->peers = calloc(comm_size, sizeof(*win->peers));
@@ -289,6 +292,38 @@ const void *coll_rdma_window_wait_peer(coll_rdma_window_t *win, int peer, size_t
 
     wait_word(win, slot, seq);
     return slot + COLL_RDMA_SLOT_HEADER;
+}
+
+void coll_rdma_window_wait_all_peers(coll_rdma_window_t *win, size_t off, uint64_t seq)
+{
+    int size = win->comm_size, spins = mca_coll_rdma_component.poll_spins;
+    int first = 0; /* every rank below has arrived */
+    uint64_t pending[(size + 63) / 64];
+
+    memset(pending, 0xff, sizeof(pending));
+    pending[win->rank / 64] &= ~((uint64_t) 1 << (win->rank % 64));
+    for (;;) {
+        bool all = true;
+        for (int w = first / 64; w < (size + 63) / 64; ++w) {
+            for (uint64_t left = pending[w]; 0 != left; left &= left - 1) {
+                int peer = w * 64 + __builtin_ctzll(left);
+                if (peer >= size) {
+                    pending[w] &= ~(left & -left);
+                } else if (seq_reached(load_acquire(win->peers[peer].direct + off), seq)) {
+                    pending[w] &= ~((uint64_t) 1 << (peer % 64));
+                } else {
+                    all = false;
+                }
+            }
+            if (all) {
+                first = (w + 1) * 64;
+            }
+        }
+        if (all) {
+            return;
+        }
+        poll_idle(win, &spins);
+    }
 }
 
 /* Read peer's bcast consumed word: a load where mapped, else a get. */

@@ -23,6 +23,11 @@
  *   bcast read ring  bcast_slots slots, slot seq % bcast_slots, written only by this
  *                    rank as the root of a read bcast and read by every other rank;
  *                    rewritten at instance s once every peer consumed s - bcast_slots
+ *   read barrier     one line: this rank's last barrier instance (every peer polls it;
+ *                    words only grow, so one line serves every instance)
+ *   read allreduce   two slots (instance parity): this rank's contribution, read by every
+ *                    peer.  A rank writes instance s + 2 only after it read every rank's
+ *                    s + 1 contribution, i.e. after every rank finished reading instance s
  *   allreduce up     max_children slots, one per child of the (k+1)-nomial tree
  *   allreduce down   one slot: the result from the parent
  *   pairwise         fold slot, result-back slot, then two slots (instance
@@ -79,6 +84,9 @@ typedef struct coll_rdma_window {
     size_t ar_slot_size;
     size_t off_ar_down;
     size_t off_pw;           /* pairwise slots, ar_slot_size each */
+    size_t off_read_barrier; /* read barrier word */
+    size_t off_read_ar;      /* read allreduce slots (parity), read_ar_slot_size each */
+    size_t read_ar_slot_size;
     coll_rdma_region_t regions[COLL_RDMA_MAX_REGIONS]; /* every region above, for zeroing */
     int nregions;
 } coll_rdma_window_t;
@@ -125,6 +133,12 @@ static inline size_t coll_rdma_bcast_slot(const coll_rdma_window_t *win, uint64_
 static inline size_t coll_rdma_bcast_read_slot(const coll_rdma_window_t *win, uint64_t seq)
 {
     return win->off_bcast_read + (size_t) (seq % (uint64_t) win->bcast_slots) * win->bcast_slot_size;
+}
+
+/** Offset of this rank's read-allreduce slot for instance `seq`. */
+static inline size_t coll_rdma_read_ar_slot(const coll_rdma_window_t *win, uint64_t seq)
+{
+    return win->off_read_ar + (size_t) (seq & 1) * win->read_ar_slot_size;
 }
 
 /** Offset of barrier flag slot index `i`. */
@@ -183,6 +197,21 @@ void coll_rdma_window_wait_many(coll_rdma_window_t *win, const size_t *offs, int
  * address of that slot's payload there.  Only where win->all_direct.
  */
 const void *coll_rdma_window_wait_peer(coll_rdma_window_t *win, int peer, size_t off, uint64_t seq);
+
+/**
+ * Wait until the slot at `off` in every other rank's window holds sequence
+ * number `seq` or later, polling all pending words in every pass.  Only where
+ * win->all_direct.  Afterwards coll_rdma_window_peer_payload() gives each
+ * rank's payload.
+ */
+void coll_rdma_window_wait_all_peers(coll_rdma_window_t *win, size_t off, uint64_t seq);
+
+/** Payload address of the slot at `off` in `peer`'s window (mapped). */
+static inline const void *coll_rdma_window_peer_payload(coll_rdma_window_t *win, int peer,
+                                                         size_t off)
+{
+    return win->peers[peer].direct + off + COLL_RDMA_SLOT_HEADER;
+}
 
 /**
  * Wait until `peer` has consumed bcast instance `seq` - bcast_slots, so that

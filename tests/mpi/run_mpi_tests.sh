@@ -15,7 +15,8 @@
 # Cases (np in 1 2 3 4 5 7 8 unless said otherwise):
 #   auto-basic-npN            default parameters: barrier, bcast, allreduce,
 #                             fallback sections
-#   {barrier-nway,bcast-knomial,bcast-read,allreduce-ktree,allreduce-pairwise}-npN   one algorithm forced,
+#   {barrier-nway,barrier-read,bcast-knomial,bcast-read,allreduce-ktree,
+#    allreduce-pairwise,allreduce-read}-npN   one algorithm forced,
 #                             default radix
 #   barrier-nway-nK, bcast-knomial-radixK, allreduce-ktree-degreeK  radix
 #                             sweeps at np 5 and 8
@@ -92,10 +93,11 @@ case_() {
 }
 
 ALL_NP="1 2 3 4 5 7 8"
-# auto picks the allreduce algorithm by communicator size (docs/design.md),
-# and bcast by read where all windows are mapped (one node: every run here)
-AUTO_AR="(ktree|pairwise)"
-SERVED_ALL="served:barrier:nway served:bcast:read served:allreduce:$AUTO_AR"
+# Where all windows are mapped (one node: every run here) auto picks read
+# for barrier, bcast and small allreduce; larger allreduces by communicator
+# size (docs/design.md)
+AUTO_AR="(read|ktree|pairwise)"
+SERVED_ALL="served:barrier:read served:bcast:read served:allreduce:$AUTO_AR"
 FORCE_FB="--mca coll_rdma_barrier_algorithm fallback --mca coll_rdma_bcast_algorithm fallback --mca coll_rdma_allreduce_algorithm fallback"
 
 # 1. default configuration (auto) at every np: all single-communicator sections
@@ -118,6 +120,11 @@ for np in $ALL_NP; do
         "--only allreduce --light" "served:allreduce:ktree"
     case_ "allreduce-pairwise-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm pairwise" \
         "--only allreduce --light" "served:allreduce:pairwise"
+    case_ "barrier-read-np$np" "$np" avx-off "--mca coll_rdma_barrier_algorithm read" \
+        "--only barrier --iters 3" "served:barrier:read"
+    # read serves up to allreduce_read_max_bytes (2 KiB), larger calls fall back
+    case_ "allreduce-read-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm read" \
+        "--only allreduce --light" "served:allreduce:read fb:too_large"
 done
 
 # 3. radix sweeps at np 5 and 8 (radix larger than the communicator included)
@@ -146,8 +153,8 @@ for np in 3 4 8; do
 done
 # stress with non-default radices everywhere, at a non-power-of-two size
 case_ "stress-radix-mix-np7" 7 avx-off \
-    "--mca coll_rdma_barrier_nway_n 2 --mca coll_rdma_bcast_algorithm knomial --mca coll_rdma_bcast_radix 3 --mca coll_rdma_allreduce_ktree_degree 2" \
-    "--only stress --stress-calls 8000" "served:barrier:nway served:bcast:knomial served:allreduce:$AUTO_AR"
+    "--mca coll_rdma_barrier_algorithm nway --mca coll_rdma_barrier_nway_n 2 --mca coll_rdma_bcast_algorithm knomial --mca coll_rdma_bcast_radix 3 --mca coll_rdma_allreduce_ktree_degree 2 --mca coll_rdma_allreduce_read_max_bytes 0" \
+    "--only stress --stress-calls 8000" "served:barrier:nway served:bcast:knomial served:allreduce:(ktree|pairwise)"
 # read bcast with tiny segments and the shortest slot ring: every bcast is
 # many segments and the root waits for credit all the time
 for np in 3 7; do
