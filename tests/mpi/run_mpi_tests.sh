@@ -112,8 +112,9 @@ for np in $ALL_NP; do
         "--only barrier --iters 3" "served:barrier:nway"
     case_ "bcast-knomial-np$np" "$np" avx-off "--mca coll_rdma_bcast_algorithm knomial" \
         "--only bcast --iters 3" "served:bcast:knomial"
-    # above one 16 KiB segment: up to 16 segments at np <= 4, 4 above
-    case_ "bcast-read-np$np" "$np" avx-off "--mca coll_rdma_bcast_algorithm read" \
+    # 16 KiB segments: up to 16 segments per bcast at np <= 4, 4 above
+    case_ "bcast-read-np$np" "$np" avx-off \
+        "--mca coll_rdma_bcast_algorithm read --mca coll_rdma_bcast_segment_bytes 16384" \
         "--only bcast --iters 3 --max-bytes $([ "$np" -le 4 ] && echo 262144 || echo 65536)" \
         "served:bcast:read nofb"
     case_ "allreduce-ktree-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm ktree" \
@@ -122,7 +123,7 @@ for np in $ALL_NP; do
         "--only allreduce --light" "served:allreduce:pairwise"
     case_ "barrier-read-np$np" "$np" avx-off "--mca coll_rdma_barrier_algorithm read" \
         "--only barrier --iters 3" "served:barrier:read"
-    # read serves up to allreduce_read_max_bytes (2 KiB), larger calls fall back
+    # read serves up to allreduce_read_max_bytes (32 B), larger calls fall back
     case_ "allreduce-read-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm read" \
         "--only allreduce --light" "served:allreduce:read fb:too_large"
 done
