@@ -67,6 +67,7 @@ enum coll_rdma_reason {
     COLL_RDMA_WHY_OP,           /* user-defined or non-commutative op */
     COLL_RDMA_WHY_WINDOW,       /* no window on this communicator, or the forced
                                  * algorithm needs every peer's window mapped */
+    COLL_RDMA_WHY_WARMUP,       /* one of the communicator's first window_setup_calls calls */
     COLL_RDMA_NREASONS
 };
 
@@ -97,6 +98,7 @@ typedef struct mca_coll_rdma_component_t {
     int verbose;
     int min_comm_size;
     int poll_spins;             /* polls of a sequence word between two opal_progress() calls */
+    int window_setup_calls;     /* calls a communicator leaves to the fallback before set-up */
     coll_rdma_config_t config;
     /* process-wide statistics, printed at close when verbose >= 1 */
     uint64_t served_calls[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];
@@ -140,6 +142,7 @@ typedef struct mca_coll_rdma_module_t {
     mca_coll_base_module_t *previous_reduce_module;
 
     int window_state;
+    int warmup_calls;           /* collective calls seen before the window set-up */
     struct coll_rdma_window *window;
     /* sequence number of the last call per collective; 0 is never used */
     uint64_t seq[COLL_RDMA_NCOLLS];

@@ -190,10 +190,21 @@ out:
     return rc;
 }
 
-/* The window of this communicator, set up on first use; NULL: fall back. */
-static inline bool window_ready(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm)
+/*
+ * Whether this communicator's window is ready; if not, *why says why the call
+ * falls back.  Set up at the call after the first window_setup_calls ones:
+ * every rank makes the same calls in the same order, so all count alike.
+ */
+static inline bool window_ready(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
+                                int *why)
 {
+    *why = COLL_RDMA_WHY_WINDOW;
     if (OPAL_UNLIKELY(COLL_RDMA_WINDOW_NONE == m->window_state)) {
+        if (m->warmup_calls < mca_coll_rdma_component.window_setup_calls) {
+            ++m->warmup_calls;
+            *why = COLL_RDMA_WHY_WARMUP;
+            return false;
+        }
         /* The previous allgather(v) may call this communicator's bcast or
          * barrier, which is ours: those nested calls must fall back. */
         m->window_state = COLL_RDMA_WINDOW_SETUP;
@@ -230,8 +241,8 @@ static inline void count_fallback(int coll, int why)
 static int rdma_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
-    int why = COLL_RDMA_WHY_WINDOW;
-    int alg = window_ready(m, comm)
+    int why;
+    int alg = window_ready(m, comm, &why)
                   ? coll_rdma_decide_barrier(&mca_coll_rdma_component.config, ompi_comm_size(comm),
                                              m->window->all_direct, &why)
                   : COLL_RDMA_ALG_FALLBACK;
@@ -252,10 +263,10 @@ static int rdma_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int r
 {
     mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
     size_t bytes = (size_t) count * dtype->super.size;
-    int why = COLL_RDMA_WHY_WINDOW;
+    int why;
     int alg = COLL_RDMA_ALG_FALLBACK;
 
-    if (window_ready(m, comm)) {
+    if (window_ready(m, comm, &why)) {
         alg = coll_rdma_decide_bcast(&mca_coll_rdma_component.config, ompi_comm_size(comm), bytes,
                                      ompi_datatype_is_contiguous_memory_layout(dtype, count),
                                      m->window->all_direct, &why);
@@ -280,10 +291,10 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
 {
     mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
     size_t bytes = (size_t) count * dtype->super.size;
-    int why = COLL_RDMA_WHY_WINDOW;
+    int why;
     int alg = COLL_RDMA_ALG_FALLBACK;
 
-    if (window_ready(m, comm)) {
+    if (window_ready(m, comm, &why)) {
         bool predefined = ompi_datatype_is_predefined(dtype)
                           && ompi_datatype_is_contiguous_memory_layout(dtype, count);
         alg = coll_rdma_decide_allreduce(&mca_coll_rdma_component.config, ompi_comm_size(comm),

@@ -53,9 +53,12 @@ else
 fi
 
 # Environment for mpirun: how the component is found (docs/contract.md).
+# Windows are set up at a communicator's first call (coll_rdma_window_setup_calls
+# 0, not the default 16), so that every communicator of a test is served; a
+# --mca argument of a case overrides it.
 rdma_mpi_env() {
     if [ "$RDMA_MODE" = component ]; then
-        echo "OMPI_MCA_mca_base_component_path=$RDMA_SYSDIR:$BUILDDIR/ompi-coll-rdma/.libs"
+        echo "OMPI_MCA_mca_base_component_path=$RDMA_SYSDIR:$BUILDDIR/ompi-coll-rdma/.libs OMPI_MCA_coll_rdma_window_setup_calls=0"
     fi
 }
 

@@ -180,6 +180,10 @@ case_ "small-thresholds-stress-np4" 4 avx-off \
     "--mca coll_rdma_bcast_max_bytes 256 --mca coll_rdma_allreduce_max_bytes 256" \
     "--only stress --stress-calls 6000" \
     "served:bcast:read served:allreduce:$AUTO_AR fb:too_large"
+# the default set-up delay: communicators' first 16 calls fall back (warmup),
+# short-lived ones are never served, long-lived ones are
+case_ "window-setup-calls16-np4" 4 avx-off "--mca coll_rdma_window_setup_calls 16" \
+    "--only comm,stress --dup-cycles 200 --stress-calls 2000" "$SERVED_ALL fb:warmup"
 # sub-communicators below min_comm_size are not served, world is
 case_ "min-comm-size4-comm-np8" 8 avx-off "--mca coll_rdma_min_comm_size 4" \
     "--only comm --dup-cycles 200" "$SERVED_ALL"
