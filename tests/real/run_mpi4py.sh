@@ -60,7 +60,7 @@ run() {
 }
 
 # auto picks the allreduce algorithm by communicator size (docs/design.md)
-SERVED="served:barrier:nway served:bcast:knomial served:allreduce:(ktree|pairwise)"
+SERVED="served:barrier:read served:bcast:read served:allreduce:(read|ktree|pairwise)"
 run mpi4py-np3 3 avx-off funneled "$SERVED"
 if [ "$RDMA_MODE" = component ]; then
     run mpi4py-np4-avx 4 avx-on funneled "$SERVED"
