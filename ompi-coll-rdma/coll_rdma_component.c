@@ -48,10 +48,10 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
         .allreduce_nway_n = 2,
         .allreduce_bruck_n = 2,
         .allreduce_max_bytes = 16384,
-        .allgather_max_bytes = 0, /* 0 until the algorithms land: every call falls back */
-        .alltoall_max_bytes = 0,
+        .allgather_max_bytes = 4096, /* block; the window also caps it (coll_rdma_window_block_cap) */
+        .alltoall_max_bytes = 4096,
         .reduce_radix = 4,
-        .reduce_max_bytes = 0,
+        .reduce_max_bytes = 16384,
     },
 };
 
