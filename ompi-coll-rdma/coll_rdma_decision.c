@@ -143,7 +143,8 @@ int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t
     if (!reducible_op) {
         return fallback(why, COLL_RDMA_WHY_OP);
     }
-    if (bytes > coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_REDUCE, COLL_RDMA_ALG_KNOMIAL)) {
+    if (bytes
+        > coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_REDUCE, COLL_RDMA_ALG_KNOMIAL)) {
         return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
     return COLL_RDMA_ALG_KNOMIAL;

@@ -48,7 +48,8 @@ static size_t min_size(size_t a, size_t b)
 /* Blocks held by one half of a Bruck region. */
 static long bruck_half_blocks(int comm_size, bool alltoall)
 {
-    int slots = coll_rdma_sched_rounds(comm_size, COLL_RDMA_BRUCK_RADIX) * (COLL_RDMA_BRUCK_RADIX - 1);
+    int slots = coll_rdma_sched_rounds(comm_size, COLL_RDMA_BRUCK_RADIX)
+                * (COLL_RDMA_BRUCK_RADIX - 1);
     return coll_rdma_bruck_blocks_before(comm_size, COLL_RDMA_BRUCK_RADIX, slots, alltoall);
 }
 
@@ -59,11 +60,13 @@ size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, 
     switch (coll) {
     case COLL_RDMA_ALLGATHER:
         /* one cap for bruck and ring: two halves of at most P blocks each */
-        return min_size(cfg->allgather_max_bytes, COLL_RDMA_REGION_BUDGET / (2 * (size_t) comm_size));
+        return min_size(cfg->allgather_max_bytes,
+                        COLL_RDMA_REGION_BUDGET / (2 * (size_t) comm_size));
     case COLL_RDMA_ALLTOALL:
         blocks = COLL_RDMA_ALG_BRUCK == alg ? (size_t) bruck_half_blocks(comm_size, true)
                                             : (size_t) comm_size;
-        return min_size(cfg->alltoall_max_bytes, COLL_RDMA_REGION_BUDGET / (2 * (blocks > 0 ? blocks : 1)));
+        return min_size(cfg->alltoall_max_bytes,
+                        COLL_RDMA_REGION_BUDGET / (2 * (blocks > 0 ? blocks : 1)));
     case COLL_RDMA_REDUCE:
         blocks = (size_t) COLL_RDMA_REDUCE_DEPTH
                  * (size_t) coll_rdma_knomial_max_children(comm_size, cfg->reduce_radix);
@@ -77,7 +80,8 @@ size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, 
 static size_t layout_issue3(coll_rdma_window_t *win, const coll_rdma_config_t *cfg, size_t off)
 {
     int size = win->comm_size;
-    int bruck_slots = coll_rdma_sched_rounds(size, COLL_RDMA_BRUCK_RADIX) * (COLL_RDMA_BRUCK_RADIX - 1);
+    int bruck_slots = coll_rdma_sched_rounds(size, COLL_RDMA_BRUCK_RADIX)
+                      * (COLL_RDMA_BRUCK_RADIX - 1);
     size_t scratch;
 
     win->ag_block = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_BRUCK);
@@ -104,7 +108,8 @@ static size_t layout_issue3(coll_rdma_window_t *win, const coll_rdma_config_t *c
     win->off_a2a_bruck = off;
     off += 2 * win->a2a_bruck_half;
 
-    win->reduce_bytes = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_REDUCE, COLL_RDMA_ALG_KNOMIAL);
+    win->reduce_bytes = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_REDUCE,
+                                                   COLL_RDMA_ALG_KNOMIAL);
     win->reduce_children = coll_rdma_knomial_max_children(size, cfg->reduce_radix);
     win->reduce_slot_size = line_round(COLL_RDMA_SLOT_HEADER + win->reduce_bytes);
     win->off_reduce = off;

@@ -221,16 +221,16 @@ static inline size_t coll_rdma_packed_slot(size_t region, size_t half, uint64_t 
 /** Offset of ring allgather slot `step` for instance `seq`. */
 static inline size_t coll_rdma_ag_ring_slot(const coll_rdma_window_t *win, uint64_t seq, int step)
 {
-    return win->off_ag_ring
-           + ((size_t) (seq & 1) * (size_t) (win->comm_size - 1) + (size_t) step) * win->ag_ring_slot;
+    size_t index = (size_t) (seq & 1) * (size_t) (win->comm_size - 1) + (size_t) step;
+    return win->off_ag_ring + index * win->ag_ring_slot;
 }
 
 /** Offset of direct alltoall slot of source rank `source` for instance `seq`. */
 static inline size_t coll_rdma_a2a_direct_slot(const coll_rdma_window_t *win, uint64_t seq,
                                                int source)
 {
-    return win->off_a2a_direct
-           + ((size_t) (seq & 1) * (size_t) win->comm_size + (size_t) source) * win->a2a_direct_slot;
+    size_t index = (size_t) (seq & 1) * (size_t) win->comm_size + (size_t) source;
+    return win->off_a2a_direct + index * win->a2a_direct_slot;
 }
 
 /** Offset of reduce slot index `i` (a child's slot at its parent) of instance `seq`. */

@@ -29,8 +29,8 @@
 #                             1 byte to 64 KiB (above the cap: fallback),
 #                             mixed layouts, every root, in place
 #   reduce-knomial-radixK, mix-*, issue3-*   radix sweep, thousands of
-#                             back-to-back calls with random delays, forced
-#                             fallback, defaults
+#                             back-to-back calls with random delays, the put
+#                             path (UCX_TLS=tcp,self), forced fallback, defaults
 # About 3 minutes on an idle 2-core machine, plain or with the component.
 #
 # Prints "PASS name" / "FAIL name (reason)" per case and finally
@@ -207,6 +207,16 @@ case_ "mix-ring-direct-pairwise-np7" 7 avx-off \
     "served:allgather:ring served:alltoall:direct served:reduce:knomial served:barrier:pairwise"
 case_ "issue3-auto-np5" 5 avx-off "" "--only allgather,alltoall,reduce --iters 1 --light" \
     "served:allgather:bruck served:alltoall:bruck served:alltoall:direct served:reduce:knomial"
+# the put path (UCX over TCP: no peer window is mapped, every post is a
+# ucp_put_nbi with a fence and every call ends with a flush)
+case_ "issue3-put-path-np4" 4 avx-off \
+    "-x UCX_TLS=tcp,self --mca coll_rdma_alltoall_algorithm bruck --mca coll_rdma_barrier_algorithm pairwise" \
+    "--only allgather,alltoall,reduce,mix --iters 1 --light --max-bytes 8192 --stress-calls 4000" \
+    "served:allgather:bruck served:alltoall:bruck served:reduce:knomial served:barrier:pairwise"
+case_ "issue3-put-path-ring-direct-np3" 3 avx-off \
+    "-x UCX_TLS=tcp,self --mca coll_rdma_allgather_algorithm ring --mca coll_rdma_alltoall_algorithm direct" \
+    "--only allgather,alltoall,mix --iters 1 --light --max-bytes 8192 --stress-calls 4000" \
+    "served:allgather:ring served:alltoall:direct"
 case_ "issue3-fallback-forced-np5" 5 avx-off "$FORCE_FB" \
     "--only allgather,alltoall,reduce,mix --iters 1 --light --stress-calls 2000" \
     "none fb:allgather:forced fb:alltoall:forced fb:reduce:forced"

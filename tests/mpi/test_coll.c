@@ -1056,7 +1056,8 @@ static size_t layout_off(const layout_t *l, int b, int i)
 static void elem_data(uint64_t tag, int src, int dst, int i, size_t es, unsigned char *out)
 {
     for (size_t j = 0; j < es; j += 8) {
-        uint64_t h = hash3(tag, (uint64_t)src * 1000003u + (uint64_t)(dst + 1), (uint64_t)i * 4 + j / 8);
+        uint64_t h = hash3(tag, (uint64_t)src * 1000003u + (uint64_t)(dst + 1),
+                           (uint64_t)i * 4 + j / 8);
         memcpy(out + j, &h, es - j < 8 ? es - j : 8);
     }
 }
@@ -1176,7 +1177,8 @@ static void test_blocks(MPI_Comm comm, int alltoall, const char *label, int iter
             }
             int nc = make_counts(opt_max_bytes / (size_t)t->size, counts, 1);
             for (int ci = 0; ci < nc; ci++) {
-                uint64_t tag = mktag(alltoall ? 0xa2a : 0xa6, (uint64_t)it, (uint64_t)ti, counts[ci], 0);
+                uint64_t tag =
+                    mktag(alltoall ? 0xa2a : 0xa6, (uint64_t)it, (uint64_t)ti, counts[ci], 0);
                 blocks_case(comm, alltoall, t, (int)counts[ci], L_CONTIG, L_CONTIG,
                             (int)((ci + ti + it) % 2), tag, label);
             }
@@ -1188,8 +1190,10 @@ static void test_blocks(MPI_Comm comm, int alltoall, const char *label, int iter
                     continue;
                 }
                 /* this rank's layouts: shifted by rank, so ranks differ */
-                int sk = (mix / NLAYOUTS + rank) % NLAYOUTS, rk = (mix % NLAYOUTS + rank) % NLAYOUTS;
-                uint64_t tag = mktag(alltoall ? 0xa2b : 0xa7, (uint64_t)it, (uint64_t)ns[ni], (uint64_t)mix, 0);
+                int sk = (mix / NLAYOUTS + rank) % NLAYOUTS;
+                int rk = (mix % NLAYOUTS + rank) % NLAYOUTS;
+                uint64_t tag = mktag(alltoall ? 0xa2b : 0xa7, (uint64_t)it, (uint64_t)ns[ni],
+                                     (uint64_t)mix, 0);
                 blocks_case(comm, alltoall, tint, ns[ni], sk, rk, mix % 4 == 3, tag, label);
             }
         }
@@ -1207,7 +1211,8 @@ static void reduce_case(MPI_Comm comm, const ty_t *t, const op_t *o, size_t coun
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     size_t nbytes = count * (size_t)t->size;
-    char *sbuf = xmalloc(nbytes + GUARD), *rbuf = xmalloc(nbytes + GUARD), *orig = xmalloc(nbytes + 1);
+    char *sbuf = xmalloc(nbytes + GUARD), *rbuf = xmalloc(nbytes + GUARD);
+    char *orig = xmalloc(nbytes + 1);
     int ip = inplace && rank == root;
     fill_input(t, o->k, tag, rank, ip ? rbuf : sbuf, count, size);
     memcpy(orig, ip ? rbuf : sbuf, nbytes);
@@ -1318,9 +1323,11 @@ static void test_reduce(MPI_Comm comm, const char *label, int iters, int light)
                         if ((ci + oi) % 3 != 0 && ci != nc - 1) {
                             continue;
                         }
-                        uint64_t tag = mktag(0x7ed, (uint64_t)it, (uint64_t)root * 64 + (uint64_t)ti,
-                                             (uint64_t)oi, counts[ci]);
-                        reduce_case(comm, t, o, counts[ci], root, (int)((ci + oi + it) % 2), tag, label);
+                        uint64_t tag = mktag(0x7ed, (uint64_t)it,
+                                             (uint64_t)root * 64 + (uint64_t)ti, (uint64_t)oi,
+                                             counts[ci]);
+                        reduce_case(comm, t, o, counts[ci], root, (int)((ci + oi + it) % 2), tag,
+                                    label);
                     }
                 }
             }
@@ -1328,8 +1335,8 @@ static void test_reduce(MPI_Comm comm, const char *label, int iters, int light)
                 const ty_t *t = &ar_types[ti];
                 if (t->kind == K_FLT || t->kind == K_DBL) {
                     size_t count = 1 + (size_t)(root * 37 + ti) % (opt_max_bytes / (size_t)t->size);
-                    reduce_float_repeat(comm, t, count, root,
-                                        mktag(0x7ee, (uint64_t)it, (uint64_t)root, (uint64_t)ti, 0), label);
+                    uint64_t tag = mktag(0x7ee, (uint64_t)it, (uint64_t)root, (uint64_t)ti, 0);
+                    reduce_float_repeat(comm, t, count, root, tag, label);
                 }
             }
         }

@@ -724,7 +724,8 @@ static void check_bruck_allgather(int P, int k)
         for (int r = 0; r < P; ++r) {
             /* the final rotation: position r is block (p + r) % P */
             REQUIRE(bk_got[p][r] && bk_hold[p][r] == (p + r) % P,
-                    "rank %d position %d holds block %d, want %d", p, r, bk_hold[p][r], (p + r) % P);
+                    "rank %d position %d holds block %d, want %d", p, r, bk_hold[p][r],
+                    (p + r) % P);
         }
     }
 }
@@ -819,7 +820,8 @@ static void check_ring_allgather(int P)
         memcpy(bk_next, bk_got, sizeof(bk_got));
         for (int p = 0; p < P; ++p) {
             int b = coll_rdma_ring_allgather_block(p, P, s), to = (p + 1) % P;
-            REQUIRE(b >= 0 && b < P && bk_got[p][b], "rank %d step %d sends block %d it lacks", p, s, b);
+            REQUIRE(b >= 0 && b < P && bk_got[p][b], "rank %d step %d sends block %d it lacks", p,
+                    s, b);
             REQUIRE(s == 0 || b == coll_rdma_ring_allgather_block((p - 1 + P) % P, P, s - 1),
                     "rank %d step %d does not forward what it received", p, s);
             REQUIRE(!bk_got[to][b], "rank %d gets block %d twice", to, b);
