@@ -76,8 +76,10 @@ size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, 
     }
 }
 
-/* Lay out the issue 3 regions from `off`; returns the end. */
-static size_t layout_issue3(coll_rdma_window_t *win, const coll_rdma_config_t *cfg, size_t off)
+/* Lay out the allgather, alltoall, reduce and pairwise barrier regions from
+ * `off`; returns the end. */
+static size_t layout_block_regions(coll_rdma_window_t *win, const coll_rdma_config_t *cfg,
+                                   size_t off)
 {
     int size = win->comm_size;
     int bruck_slots = coll_rdma_sched_rounds(size, COLL_RDMA_BRUCK_RADIX)
@@ -160,7 +162,7 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     off += win->ar_slot_size;
     win->off_pw = off;
     off += (size_t) (2 + 2 * coll_rdma_pairwise_steps(comm_size)) * win->ar_slot_size;
-    off = layout_issue3(win, cfg, off);
+    off = layout_block_regions(win, cfg, off);
     win->size = off;
 
     win->peers = calloc(comm_size, sizeof(*win->peers));

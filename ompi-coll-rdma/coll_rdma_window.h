@@ -25,9 +25,9 @@
  *   pairwise         fold slot, result-back slot, then two slots (instance
  *                    parity) per exchange step
  *
- * Regions of the collectives of issue 3 (allgather, alltoall, reduce, the
- * pairwise barrier).  Their payload is bounded by COLL_RDMA_REGION_BUDGET
- * each: coll_rdma_window_block_cap() gives the block served, which is
+ * Regions of allgather, alltoall, reduce and the pairwise barrier.  The
+ * payload of the first three is bounded by COLL_RDMA_REGION_BUDGET each:
+ * coll_rdma_window_block_cap() gives the block served, which is
  * min(*_max_bytes, budget / blocks of the region); everything larger falls
  * back.  Regions holding many blocks are "packed": slot s (one per transfer)
  * starts at s * COLL_RDMA_LINE + (blocks of the slots before s) * stride,
@@ -100,7 +100,8 @@ typedef struct coll_rdma_window {
     size_t off_ar_down;
     size_t off_pw;           /* pairwise slots, ar_slot_size each */
 
-    /* issue 3 regions (layout above); *_block: largest block served, bytes */
+    /* allgather, alltoall, reduce, pairwise barrier (layout above);
+     * *_block: the largest block served, bytes */
     size_t ag_block;         /* allgather, per rank's block (bruck and ring) */
     size_t ag_stride;        /* ag_block rounded up to 8: packed bruck stride */
     size_t off_ag_bruck;
@@ -125,7 +126,7 @@ typedef struct coll_rdma_window {
     size_t scratch_size;
 } coll_rdma_window_t;
 
-/* Payload bytes of one issue 3 region at most (all halves or rings). */
+/* Payload bytes of one allgather, alltoall or reduce region at most (all halves or rings). */
 #define COLL_RDMA_REGION_BUDGET (512 * 1024)
 /* Radix of Bruck's allgather and alltoall (classic: 2). */
 #define COLL_RDMA_BRUCK_RADIX 2
