@@ -178,11 +178,17 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                                bool contiguous_predefined, bool reducible_op, bool all_direct,
                                int *why);
-/* block_bytes: one rank's block (allgather) or one destination's block (alltoall) */
+/*
+ * block_bytes: one rank's block (allgather) or one destination's block
+ * (alltoall), from the receive arguments, which MPI requires to have the
+ * same type signature everywhere.  On bytes only: the module packs
+ * non-contiguous layouts, so ranks whose datatypes differ in layout but not
+ * in signature still decide alike.
+ */
 int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
-                               bool contiguous, int *why);
+                               int *why);
 int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
-                              bool contiguous, int *why);
+                              int *why);
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                             bool contiguous_predefined, bool reducible_op, int *why);
 
@@ -281,6 +287,70 @@ int coll_rdma_allreduce_ktree(const void *sbuf, void *rbuf, size_t count, ompi_d
 int coll_rdma_allreduce_pairwise(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
                                  ompi_op_t *op, mca_coll_rdma_module_t *module,
                                  struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Barrier by pairwise exchange (End's thesis, seed 002 section 2.3.3; the
+ * schedule of coll_rdma_allreduce_pairwise() with flags instead of data):
+ * ranks beyond the largest power of two p2 signal rank - p2 and wait for its
+ * release, the p2 ranks signal rank XOR 2^step and wait for it, log2(p2)
+ * steps.  Returns OMPI_SUCCESS or a transport error.
+ */
+int coll_rdma_barrier_pairwise(mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Allgather of one `block`-byte block per rank, by Bruck's concatenation
+ * algorithm, radix COLL_RDMA_BRUCK_RADIX (seed 000 B.3; schedule in
+ * coll_rdma_sched.h): ceil(log2 P) rounds, in round t one message of
+ * min(2^t, P - 2^t) blocks to rank - 2^t, then a local rotation.  sblock:
+ * this rank's block (may lie inside rbuf: in place); rbuf: P contiguous
+ * blocks.  0 < block <= the window's ag_block.  Returns OMPI_SUCCESS or a
+ * transport error.
+ */
+int coll_rdma_allgather_bruck(const void *sblock, void *rbuf, size_t block,
+                              mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Allgather by the ring: P-1 steps, in each one block to the right
+ * neighbour, forwarding what came from the left (seed 000 B.4).  Same
+ * arguments and limits as coll_rdma_allgather_bruck().
+ */
+int coll_rdma_allgather_ring(const void *sblock, void *rbuf, size_t block,
+                             mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Alltoall of `block` bytes per (source, destination) pair by Bruck's
+ * index algorithm, radix COLL_RDMA_BRUCK_RADIX (MPICH's small-message
+ * alltoall, seed 000 B.4/B.7; schedule in coll_rdma_sched.h): a local
+ * rotation, ceil(log2 P) rounds each sending the blocks whose position has
+ * bit t set to rank + 2^t in one message, a final rotation.  sbuf and rbuf:
+ * P contiguous blocks each; sbuf == rbuf is in place.  0 < block <= the
+ * window's a2a_bruck_block.  Returns OMPI_SUCCESS or a transport error.
+ */
+int coll_rdma_alltoall_bruck(const void *sbuf, void *rbuf, size_t block,
+                             mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Alltoall by direct writes (seed 004 section IV-B): each rank puts its
+ * block for every peer into that peer's slot of this source, in rotated
+ * order, one sequence word per source, then waits for its P-1 slots.  Same
+ * arguments as coll_rdma_alltoall_bruck(); block <= a2a_direct_block.
+ */
+int coll_rdma_alltoall_direct(const void *sbuf, void *rbuf, size_t block,
+                              mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Reduce of `count` elements of predefined `dtype` (bytes <= the
+ * window's reduce_bytes) with a commutative predefined `op` to `root`, over
+ * the k-nomial tree of radix cfg->reduce_radix rooted at root (vranks; seed
+ * 002 section 2.3.3; the up phase of Gupta's tree, seed 003 section 6.3).
+ * Each node combines its children in a fixed order, so the root's bits are
+ * the same run to run.  sbuf may be MPI_IN_PLACE at the root; rbuf is used at
+ * the root only.  Slots are reused under credits.  Returns OMPI_SUCCESS or a
+ * transport error.
+ */
+int coll_rdma_reduce_knomial(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
+                             ompi_op_t *op, int root, mca_coll_rdma_module_t *module,
+                             struct ompi_communicator_t *comm);
 
 END_C_DECLS
 

@@ -60,10 +60,10 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
         .allreduce_bruck_n = 2,
         .allreduce_max_bytes = 16384,
         .allreduce_read_max_bytes = 32,
-        .allgather_max_bytes = 0, /* 0 until the algorithms land: every call falls back */
-        .alltoall_max_bytes = 0,
+        .allgather_max_bytes = 4096, /* per block; the window caps it too (window_block_cap) */
+        .alltoall_max_bytes = 4096,
         .reduce_radix = 4,
-        .reduce_max_bytes = 0,
+        .reduce_max_bytes = 16384,
     },
 };
 

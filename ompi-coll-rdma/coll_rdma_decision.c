@@ -9,6 +9,7 @@
 
 #include "coll_rdma.h"
 #include "coll_rdma_sched.h"
+#include "coll_rdma_window.h"
 
 static int fallback(int *why, int reason)
 {
@@ -112,4 +113,71 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
         int tree = 2 * coll_rdma_sched_rounds(comm_size, cfg->allreduce_ktree_degree + 1);
         return tree < pairwise ? COLL_RDMA_ALG_KTREE : COLL_RDMA_ALG_PAIRWISE;
     }
+}
+
+/* auto: Bruck's allgather up to this many bytes gathered (MPICH's 80 KB, seed 000 B.7) */
+#define AUTO_ALLGATHER_BRUCK_BYTES (80 * 1024)
+/* auto: Bruck's alltoall up to this block (MPICH's 256 bytes, seed 000 B.7) */
+#define AUTO_ALLTOALL_BRUCK_BLOCK 256
+
+int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
+                               int *why)
+{
+    int alg = cfg->alg[COLL_RDMA_ALLGATHER];
+
+    if (COLL_RDMA_ALG_FALLBACK == alg) {
+        return fallback(why, COLL_RDMA_WHY_FORCED);
+    }
+    /* one cap for both algorithms (coll_rdma_window_block_cap) */
+    if (block_bytes > coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_ALLGATHER, alg)) {
+        return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+    }
+    if (COLL_RDMA_ALG_AUTO != alg) {
+        return alg;
+    }
+    /* log2 P rounds while the data is small, P-1 neighbour steps beyond */
+    return (size_t) comm_size * block_bytes <= AUTO_ALLGATHER_BRUCK_BYTES ? COLL_RDMA_ALG_BRUCK
+                                                                         : COLL_RDMA_ALG_RING;
+}
+
+int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
+                              int *why)
+{
+    int alg = cfg->alg[COLL_RDMA_ALLTOALL];
+
+    if (COLL_RDMA_ALG_FALLBACK == alg) {
+        return fallback(why, COLL_RDMA_WHY_FORCED);
+    }
+    if (COLL_RDMA_ALG_AUTO == alg) {
+        /* Bruck sends log2 P messages but moves each block log2 P / 2 times */
+        alg = block_bytes <= AUTO_ALLTOALL_BRUCK_BLOCK
+                      && block_bytes <= coll_rdma_window_block_cap(cfg, comm_size,
+                                                                   COLL_RDMA_ALLTOALL,
+                                                                   COLL_RDMA_ALG_BRUCK)
+                  ? COLL_RDMA_ALG_BRUCK
+                  : COLL_RDMA_ALG_DIRECT;
+    }
+    if (block_bytes > coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_ALLTOALL, alg)) {
+        return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+    }
+    return alg;
+}
+
+int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
+                            bool contiguous_predefined, bool reducible_op, int *why)
+{
+    if (COLL_RDMA_ALG_FALLBACK == cfg->alg[COLL_RDMA_REDUCE]) {
+        return fallback(why, COLL_RDMA_WHY_FORCED);
+    }
+    if (!contiguous_predefined) {
+        return fallback(why, COLL_RDMA_WHY_DATATYPE);
+    }
+    if (!reducible_op) {
+        return fallback(why, COLL_RDMA_WHY_OP);
+    }
+    if (bytes
+        > coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_REDUCE, COLL_RDMA_ALG_KNOMIAL)) {
+        return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+    }
+    return COLL_RDMA_ALG_KNOMIAL;
 }

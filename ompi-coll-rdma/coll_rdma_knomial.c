@@ -1,6 +1,7 @@
 /*
- * coll/rdma k-nomial tree family: broadcast top-down, and Gupta's degree-k
- * tree allreduce (reduce bottom-up, then the result top-down).
+ * coll/rdma k-nomial tree family: broadcast top-down, Gupta's degree-k tree
+ * allreduce (reduce bottom-up, then the result top-down), and the rooted
+ * reduce (bottom-up only).
  */
 #include "ompi_config.h"
 
@@ -29,6 +30,26 @@ static int tree_fanout(coll_rdma_window_t *win, const int *children, int nchildr
         }
     }
     return OMPI_SUCCESS;
+}
+
+/*
+ * Combine the contributions of every child into `acc` (count elements):
+ * child vrank v's slot is at base + child_slot(v) * stride.  A fixed order,
+ * whatever the arrival order: from the last child listed (the smallest
+ * subtree, which arrives first) to the first, acc = child op acc, so the
+ * bits are the same run to run.
+ */
+static void tree_combine(coll_rdma_window_t *win, const int *children, int nchildren, int radix,
+                         size_t base, size_t stride, uint64_t seq, void *acc, size_t count,
+                         ompi_datatype_t *dtype, ompi_op_t *op)
+{
+    for (int c = nchildren - 1; c >= 0; --c) {
+        size_t off = base
+                     + (size_t) coll_rdma_knomial_child_slot(children[c], win->comm_size, radix)
+                           * stride;
+        coll_rdma_window_wait(win, off, seq);
+        coll_rdma_op_reduce(op, coll_rdma_slot_payload(win, off), acc, count, dtype);
+    }
 }
 
 int coll_rdma_bcast_knomial(void *buf, size_t bytes, int root, mca_coll_rdma_module_t *module,
@@ -84,15 +105,12 @@ int coll_rdma_allreduce_ktree(const void *sbuf, void *rbuf, size_t count, ompi_d
         memcpy(rbuf, sbuf, bytes);
     }
     /*
-     * Up: smallest subtrees (listed last) arrive first.  One slot per child
-     * is enough: a child writes its next contribution only after it got this
-     * call's result from us, which we send after reading every slot.
+     * Up.  One slot per child is enough: a child writes its next contribution
+     * only after it got this call's result from us, which we send after
+     * reading every slot.
      */
-    for (int c = nchildren - 1; c >= 0; --c) {
-        size_t off = coll_rdma_ar_up_slot(win, coll_rdma_knomial_child_slot(children[c], size, radix));
-        coll_rdma_window_wait(win, off, seq);
-        coll_rdma_op_reduce(op, coll_rdma_slot_payload(win, off), rbuf, count, dtype);
-    }
+    tree_combine(win, children, nchildren, radix, win->off_ar_up, win->ar_slot_size, seq, rbuf,
+                 count, dtype, op);
     if (0 != rank) {
         int parent = coll_rdma_knomial_parent(rank, size, radix);
         size_t up = coll_rdma_ar_up_slot(win, coll_rdma_knomial_child_slot(rank, size, radix));
@@ -113,6 +131,52 @@ int coll_rdma_allreduce_ktree(const void *sbuf, void *rbuf, size_t count, ompi_d
         memcpy(rbuf, result, bytes);
     }
     if (OMPI_SUCCESS == rc) {
+        rc = coll_rdma_window_complete(win);
+    }
+    return rc;
+}
+
+int coll_rdma_reduce_knomial(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
+                             ompi_op_t *op, int root, mca_coll_rdma_module_t *module,
+                             struct ompi_communicator_t *comm)
+{
+    coll_rdma_window_t *win = module->window;
+    int radix = mca_coll_rdma_component.config.reduce_radix;
+    int size = win->comm_size;
+    int vrank = (win->rank - root + size) % size;
+    int children[coll_rdma_knomial_max_children(size, radix) + 1];
+    int nchildren = coll_rdma_knomial_children(vrank, size, radix, children);
+    size_t bytes = count * dtype->super.size;
+    uint64_t seq = coll_rdma_next_seq(module, COLL_RDMA_REDUCE);
+    void *acc = (void *) sbuf; /* a leaf sends its input as it is */
+    int rc = OMPI_SUCCESS;
+    (void) comm;
+
+    if (0 == vrank) {
+        acc = rbuf;
+        if (MPI_IN_PLACE != sbuf) {
+            memcpy(rbuf, sbuf, bytes);
+        }
+    } else if (nchildren > 0) {
+        acc = win->scratch;
+        memcpy(acc, sbuf, bytes);
+    }
+    tree_combine(win, children, nchildren, radix, coll_rdma_reduce_slot(win, seq, 0),
+                 win->reduce_slot_size, seq, acc, count, dtype, op);
+    /* every child slot of this instance is read: its ring may be rewritten */
+    coll_rdma_window_reduce_consumed(win, seq);
+    if (0 != vrank) {
+        int parent = (coll_rdma_knomial_parent(vrank, size, radix) + root) % size;
+        rc = coll_rdma_window_reduce_credit(win, parent, seq);
+        if (OMPI_SUCCESS == rc) {
+            rc = coll_rdma_window_post(
+                win, parent,
+                coll_rdma_reduce_slot(win, seq, coll_rdma_knomial_child_slot(vrank, size, radix)),
+                acc, bytes, seq);
+        }
+    }
+    if (OMPI_SUCCESS == rc) {
+        /* acc (user data or the scratch) must be free when we return */
         rc = coll_rdma_window_complete(win);
     }
     return rc;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/coll/base/base.h"
 #include "ompi/runtime/mpiruntime.h"
 
@@ -255,6 +256,9 @@ static int rdma_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t
     if (COLL_RDMA_ALG_READ == alg) {
         return coll_rdma_barrier_read(m, comm);
     }
+    if (COLL_RDMA_ALG_PAIRWISE == alg) {
+        return coll_rdma_barrier_pairwise(m, comm);
+    }
     return coll_rdma_barrier_nway(m, comm);
 }
 
@@ -320,6 +324,200 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
     return coll_rdma_allreduce_ktree(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
 }
 
+/*
+ * Datatypes of allgather and alltoall: the decision is on bytes only (MPI
+ * requires matching type signatures, not layouts), and the algorithms move
+ * contiguous bytes.  A contiguous layout is used in place (from its true
+ * lower bound); any other is packed into, or unpacked from, a temporary
+ * buffer with Open MPI's datatype engine (ompi_datatype_sndrcv).
+ */
+static bool contiguous(ompi_datatype_t *dtype, size_t count)
+{
+    return ompi_datatype_is_contiguous_memory_layout(dtype, (int32_t) count);
+}
+
+/* `bytes` of packed data of count x dtype at buf: the buffer itself or *copy. */
+static int packed_view(const void *buf, size_t count, ompi_datatype_t *dtype, size_t bytes,
+                       const char **view, char **copy)
+{
+    int rc;
+
+    *copy = NULL;
+    if (contiguous(dtype, count)) {
+        *view = (const char *) buf + dtype->super.true_lb;
+        return OMPI_SUCCESS;
+    }
+    *copy = malloc(bytes);
+    if (NULL == *copy) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    *view = *copy;
+    rc = ompi_datatype_sndrcv(buf, (int32_t) count, dtype, *copy, (int32_t) bytes, MPI_BYTE);
+    if (OMPI_SUCCESS != rc) {
+        free(*copy);
+        *copy = NULL;
+    }
+    return rc;
+}
+
+/*
+ * Where the algorithm writes count x dtype's `bytes` at buf: the buffer
+ * itself, or *copy (then unpacked by unpack_result()).  With `fill`, the
+ * copy starts as the packed current contents of buf (in place).
+ */
+static int result_view(void *buf, size_t count, ompi_datatype_t *dtype, size_t bytes, bool fill,
+                       char **view, char **copy)
+{
+    if (fill || contiguous(dtype, count)) {
+        return packed_view(buf, count, dtype, bytes, (const char **) view, copy);
+    }
+    *view = *copy = malloc(bytes);
+    return NULL == *copy ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+static int unpack_result(void *buf, size_t count, ompi_datatype_t *dtype, size_t bytes,
+                         char *copy)
+{
+    int rc = OMPI_SUCCESS;
+
+    if (NULL != copy) {
+        rc = ompi_datatype_sndrcv(copy, (int32_t) bytes, MPI_BYTE, buf, (int32_t) count, dtype);
+        free(copy);
+    }
+    return rc;
+}
+
+static int rdma_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                          int rcount, struct ompi_datatype_t *rdtype,
+                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
+    int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    size_t block = (size_t) rcount * rdtype->super.size;
+    int why;
+    int alg = COLL_RDMA_ALG_FALLBACK;
+    const char *sblock;
+    char *out, *rcopy, *scopy = NULL;
+    int rc;
+
+    if (window_ready(m, comm, &why)) {
+        alg = coll_rdma_decide_allgather(&mca_coll_rdma_component.config, size, block, &why);
+    }
+    if (COLL_RDMA_ALG_FALLBACK == alg) {
+        count_fallback(COLL_RDMA_ALLGATHER, why);
+        return m->previous_allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                                     m->previous_allgather_module);
+    }
+    count_served(COLL_RDMA_ALLGATHER, alg, (size_t) size * block);
+    if (0 == block) {
+        return OMPI_SUCCESS;
+    }
+    /* in place: this rank's block is already in rbuf */
+    rc = result_view(rbuf, (size_t) rcount * size, rdtype, (size_t) size * block,
+                     MPI_IN_PLACE == sbuf, &out, &rcopy);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if (MPI_IN_PLACE == sbuf) {
+        sblock = out + (size_t) rank * block;
+    } else {
+        rc = packed_view(sbuf, (size_t) scount, sdtype, block, &sblock, &scopy);
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = COLL_RDMA_ALG_RING == alg ? coll_rdma_allgather_ring(sblock, out, block, m, comm)
+                                       : coll_rdma_allgather_bruck(sblock, out, block, m, comm);
+    }
+    free(scopy);
+    if (OMPI_SUCCESS == rc) {
+        rc = unpack_result(rbuf, (size_t) rcount * size, rdtype, (size_t) size * block, rcopy);
+    } else {
+        free(rcopy);
+    }
+    return rc;
+}
+
+static int rdma_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                         int rcount, struct ompi_datatype_t *rdtype,
+                         struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
+    int size = ompi_comm_size(comm);
+    size_t block = (size_t) rcount * rdtype->super.size;
+    int why;
+    int alg = COLL_RDMA_ALG_FALLBACK;
+    const char *in;
+    char *out, *rcopy, *scopy = NULL;
+    int rc;
+
+    if (window_ready(m, comm, &why)) {
+        alg = coll_rdma_decide_alltoall(&mca_coll_rdma_component.config, size, block, &why);
+    }
+    if (COLL_RDMA_ALG_FALLBACK == alg) {
+        count_fallback(COLL_RDMA_ALLTOALL, why);
+        return m->previous_alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                                    m->previous_alltoall_module);
+    }
+    count_served(COLL_RDMA_ALLTOALL, alg, (size_t) size * block);
+    if (0 == block) {
+        return OMPI_SUCCESS;
+    }
+    rc = result_view(rbuf, (size_t) rcount * size, rdtype, (size_t) size * block,
+                     MPI_IN_PLACE == sbuf, &out, &rcopy);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if (MPI_IN_PLACE == sbuf) {
+        in = out; /* the algorithms handle in == out */
+    } else {
+        rc = packed_view(sbuf, (size_t) scount * size, sdtype, (size_t) size * block, &in, &scopy);
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = COLL_RDMA_ALG_BRUCK == alg ? coll_rdma_alltoall_bruck(in, out, block, m, comm)
+                                        : coll_rdma_alltoall_direct(in, out, block, m, comm);
+    }
+    free(scopy);
+    if (OMPI_SUCCESS == rc) {
+        rc = unpack_result(rbuf, (size_t) rcount * size, rdtype, (size_t) size * block, rcopy);
+    } else {
+        free(rcopy);
+    }
+    return rc;
+}
+
+static int rdma_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                       struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                       mca_coll_base_module_t *module)
+{
+    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
+    size_t bytes = (size_t) count * dtype->super.size;
+    int why;
+    int alg = COLL_RDMA_ALG_FALLBACK;
+
+    if (window_ready(m, comm, &why)) {
+        bool predefined = ompi_datatype_is_predefined(dtype)
+                          && ompi_datatype_is_contiguous_memory_layout(dtype, count);
+        alg = coll_rdma_decide_reduce(&mca_coll_rdma_component.config, ompi_comm_size(comm), bytes,
+                                      predefined, predefined && coll_rdma_op_supported(op, dtype),
+                                      &why);
+    }
+    if (COLL_RDMA_ALG_FALLBACK == alg) {
+        count_fallback(COLL_RDMA_REDUCE, why);
+        return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
+                                  m->previous_reduce_module);
+    }
+    count_served(COLL_RDMA_REDUCE, alg, bytes);
+    if (0 == bytes) {
+        return OMPI_SUCCESS;
+    }
+    if (MPI_IN_PLACE != sbuf) {
+        sbuf = (const char *) sbuf + dtype->super.true_lb;
+    }
+    if (ompi_comm_rank(comm) == root) {
+        rbuf = (char *) rbuf + dtype->super.true_lb;
+    }
+    return coll_rdma_reduce_knomial(sbuf, rbuf, (size_t) count, dtype, op, root, m, comm);
+}
+
 /* ---- module life ------------------------------------------------------------- */
 
 #define SAVE_PREVIOUS(m, comm, name)                                                    \
@@ -343,6 +541,8 @@ static int rdma_module_enable(mca_coll_base_module_t *module, struct ompi_commun
     SAVE_PREVIOUS(m, comm, allreduce);
     SAVE_PREVIOUS(m, comm, allgather);
     SAVE_PREVIOUS(m, comm, allgatherv);
+    SAVE_PREVIOUS(m, comm, alltoall);
+    SAVE_PREVIOUS(m, comm, reduce);
     return OMPI_SUCCESS;
 }
 
@@ -360,6 +560,8 @@ static void rdma_module_destruct(mca_coll_rdma_module_t *m)
     if (NULL != m->previous_allreduce_module) OBJ_RELEASE(m->previous_allreduce_module);
     if (NULL != m->previous_allgather_module) OBJ_RELEASE(m->previous_allgather_module);
     if (NULL != m->previous_allgatherv_module) OBJ_RELEASE(m->previous_allgatherv_module);
+    if (NULL != m->previous_alltoall_module) OBJ_RELEASE(m->previous_alltoall_module);
+    if (NULL != m->previous_reduce_module) OBJ_RELEASE(m->previous_reduce_module);
 }
 
 OBJ_CLASS_INSTANCE(mca_coll_rdma_module_t, mca_coll_base_module_t, rdma_module_construct,
@@ -382,6 +584,9 @@ mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *com
     m->super.coll_barrier = rdma_barrier;
     m->super.coll_bcast = rdma_bcast;
     m->super.coll_allreduce = rdma_allreduce;
+    m->super.coll_allgather = rdma_allgather;
+    m->super.coll_alltoall = rdma_alltoall;
+    m->super.coll_reduce = rdma_reduce;
     *priority = c->priority;
     return &m->super;
 }

@@ -138,3 +138,75 @@ int coll_rdma_pairwise_fold_partner(int rank, int size)
     }
     return rank < size - p2 ? rank + p2 : -1;
 }
+
+/* ---- Bruck's allgather and index alltoall ---- */
+
+/* j * radix^round, or 0 when that is not a transfer of `size` ranks */
+static long long bruck_distance(int size, int radix, int round, int j)
+{
+    long long span = 1;
+
+    if (j < 1 || j >= radix || round < 0) {
+        return 0;
+    }
+    for (int r = 0; r < round; ++r) {
+        span *= radix;
+        if (span >= size) {
+            return 0;
+        }
+    }
+    return j * span < size ? j * span : 0;
+}
+
+int coll_rdma_bruck_allgather_step(int size, int radix, int round, int j, int *count)
+{
+    long long dist = bruck_distance(size, radix, round, j);
+    long long span = dist / j;
+
+    if (0 == dist) {
+        *count = 0;
+        return 0;
+    }
+    *count = (int) (size - dist < span ? size - dist : span);
+    return (int) dist;
+}
+
+int coll_rdma_bruck_alltoall_step(int size, int radix, int round, int j, int *positions,
+                                  int *count)
+{
+    long long dist = bruck_distance(size, radix, round, j);
+    long long span = dist / j;
+    int n = 0;
+
+    if (0 != dist) {
+        /* positions r with digit `round` equal to j: runs [q*radix*span + dist, + span) */
+        for (long long base = dist; base < size; base += radix * span) {
+            for (long long r = base; r < base + span && r < size; ++r) {
+                if (NULL != positions) {
+                    positions[n] = (int) r;
+                }
+                ++n;
+            }
+        }
+    }
+    *count = n;
+    return (int) dist;
+}
+
+long coll_rdma_bruck_blocks_before(int size, int radix, int slot, bool alltoall)
+{
+    long blocks = 0;
+
+    for (int s = 0; s < slot; ++s) {
+        int count;
+        if (alltoall) {
+            (void) coll_rdma_bruck_alltoall_step(size, radix, s / (radix - 1), s % (radix - 1) + 1,
+                                                 NULL, &count);
+        } else {
+            (void) coll_rdma_bruck_allgather_step(size, radix, s / (radix - 1),
+                                                  s % (radix - 1) + 1, &count);
+        }
+        blocks += count;
+    }
+    return blocks;
+}

@@ -10,6 +10,8 @@
 #ifndef COLL_RDMA_SCHED_H
 #define COLL_RDMA_SCHED_H
 
+#include <stdbool.h>
+
 /** Upper bound on rounds of any schedule here (radix >= 2, size < 2^31). */
 #define COLL_RDMA_SCHED_MAX_ROUNDS 32
 
@@ -106,6 +108,78 @@ int coll_rdma_pairwise_fold_partner(int rank, int size);
 static inline int coll_rdma_pairwise_partner(int rank, int step)
 {
     return rank ^ (1 << step);
+}
+
+/*
+ * ---- Bruck's allgather and index alltoall (radix k >= 2) ----
+ *
+ * Bruck, Ho, Kipnis, Upfal, Weathersby, "Efficient algorithms for all-to-all
+ * communications in multiport message-passing systems" (1997); the allgather
+ * as on the slide of seed 000 B.3 ("similar to dissemination barrier, log P
+ * steps", our radix-k form), the alltoall as MPICH's small-block algorithm
+ * (seed 000 B.4, B.7).  rounds = ceil(log_k size); a round has up to k-1
+ * transfers j = 1..k-1 (fewer in the last round), each one message.
+ *
+ * Blocks are named by "positions" 0..size-1 relative to the rank that holds
+ * them.  A transfer (round, j) is numbered slot = round*(k-1) + j-1; the
+ * slots of one rank's receive region are packed in slot order, so slot s
+ * starts at s * header + (blocks of the slots before s) * block: see
+ * coll_rdma_bruck_blocks_before().
+ *
+ * Allgather (concatenation): position r at rank p is the block of rank
+ * (p + r) % size.  Before round t a rank holds positions [0, k^t); in
+ * transfer (t, j) it sends positions [0, count) to (p - j*k^t) % size and
+ * receives positions [j*k^t, j*k^t + count) from (p + j*k^t) % size, with
+ * count = min(k^t, size - j*k^t).  The received ranges tile [1, size).  At
+ * the end the rank rotates: position r goes to block (p + r) % size.
+ *
+ * Alltoall (index): at the start position r at rank p is p's block for rank
+ * (p + r) % size (a local rotation).  In transfer (t, j) rank p sends every
+ * position r whose base-k digit t equals j, ascending, to (p + j*k^t) %
+ * size, and receives the same positions from (p - j*k^t) % size, replacing
+ * its own.  A block starting at position r = (d - s) % size of rank s moves
+ * by digit*k^t in each round, so it ends at rank d at the same position:
+ * at the end position r holds the block from rank (p - r) % size.
+ */
+
+/**
+ * Transfer (round, j) of Bruck's allgather over `size` ranks: the distance
+ * j*radix^round (peers are rank -/+ distance) and *count, the blocks it
+ * moves.  Returns the distance, which is also the first received position,
+ * or 0 when the transfer does not exist (distance >= size, or j outside
+ * 1..radix-1).
+ */
+int coll_rdma_bruck_allgather_step(int size, int radix, int round, int j, int *count);
+
+/**
+ * Transfer (round, j) of Bruck's index alltoall: the distance j*radix^round
+ * (send to rank + distance, receive from rank - distance), or 0 when the
+ * transfer does not exist.  Writes the positions it moves, ascending, to
+ * positions[] (when not NULL; at most size entries) and their number to
+ * *count.
+ */
+int coll_rdma_bruck_alltoall_step(int size, int radix, int round, int j, int *positions,
+                                  int *count);
+
+/**
+ * Blocks carried by the slots before slot `slot` = round*(radix-1) + j-1 of
+ * Bruck's allgather (`alltoall` false) or alltoall (true); with slot = the
+ * number of slots, rounds*(radix-1), the total of the region.
+ */
+long coll_rdma_bruck_blocks_before(int size, int radix, int slot, bool alltoall);
+
+/*
+ * ---- ring allgather ----
+ *
+ * size-1 steps; in step s rank p sends block (p - s) % size to (p + 1) %
+ * size and receives block (p - 1 - s) % size from (p - 1) % size, which it
+ * forwards in step s+1 (seed 000 B.4's circular pattern with one neighbour).
+ */
+
+/** Block that `rank` sends in ring allgather step `step`: (rank - step) % size. */
+static inline int coll_rdma_ring_allgather_block(int rank, int size, int step)
+{
+    return ((rank - step) % size + size) % size;
 }
 
 #endif /* COLL_RDMA_SCHED_H */

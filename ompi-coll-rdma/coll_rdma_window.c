@@ -36,22 +36,125 @@ static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *com
                         const char *blobs, const int *displs);
 
 /*
- * Reserve `nslots` slots of `stride` bytes at *off (advanced past them) and
- * remember them, so that their sequence words are zeroed once the memory
- * exists.  Returns the region's offset.
+ * Remember `nslots` slots of `stride` bytes at `off`, each starting with a
+ * sequence word, so that the words are zeroed once the memory exists.
+ * add_region() also reserves them at *off (advanced past them) and returns
+ * the region's offset.
  */
-static size_t add_region(coll_rdma_window_t *win, size_t *off, int nslots, size_t stride)
+static void note_region(coll_rdma_window_t *win, size_t off, int nslots, size_t stride)
 {
-    size_t start = *off;
-
     if (win->nregions < COLL_RDMA_MAX_REGIONS) {
-        win->regions[win->nregions].off = start;
+        win->regions[win->nregions].off = off;
         win->regions[win->nregions].nslots = nslots;
         win->regions[win->nregions].stride = stride;
     }
     ++win->nregions; /* more than COLL_RDMA_MAX_REGIONS: alloc fails below */
+}
+
+static size_t add_region(coll_rdma_window_t *win, size_t *off, int nslots, size_t stride)
+{
+    size_t start = *off;
+
+    note_region(win, start, nslots, stride);
     *off += (size_t) nslots * stride;
     return start;
+}
+
+static size_t round8(size_t bytes)
+{
+    return (bytes + 7) & ~(size_t) 7;
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Blocks held by one half of a Bruck region. */
+static long bruck_half_blocks(int comm_size, bool alltoall)
+{
+    int slots = coll_rdma_sched_rounds(comm_size, COLL_RDMA_BRUCK_RADIX)
+                * (COLL_RDMA_BRUCK_RADIX - 1);
+    return coll_rdma_bruck_blocks_before(comm_size, COLL_RDMA_BRUCK_RADIX, slots, alltoall);
+}
+
+size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, int coll, int alg)
+{
+    size_t blocks;
+
+    switch (coll) {
+    case COLL_RDMA_ALLGATHER:
+        /* one cap for bruck and ring: two halves of at most P blocks each */
+        return min_size(cfg->allgather_max_bytes,
+                        COLL_RDMA_REGION_BUDGET / (2 * (size_t) comm_size));
+    case COLL_RDMA_ALLTOALL:
+        blocks = COLL_RDMA_ALG_BRUCK == alg ? (size_t) bruck_half_blocks(comm_size, true)
+                                            : (size_t) comm_size;
+        return min_size(cfg->alltoall_max_bytes,
+                        COLL_RDMA_REGION_BUDGET / (2 * (blocks > 0 ? blocks : 1)));
+    case COLL_RDMA_REDUCE:
+        blocks = (size_t) COLL_RDMA_REDUCE_DEPTH
+                 * (size_t) coll_rdma_knomial_max_children(comm_size, cfg->reduce_radix);
+        return min_size(cfg->reduce_max_bytes, COLL_RDMA_REGION_BUDGET / (blocks > 0 ? blocks : 1));
+    default:
+        return 0;
+    }
+}
+
+/* Lay out the allgather, alltoall, reduce and pairwise barrier regions from
+ * `off`; returns the end. */
+static size_t layout_block_regions(coll_rdma_window_t *win, const coll_rdma_config_t *cfg,
+                                   size_t off)
+{
+    int size = win->comm_size;
+    int bruck_slots = coll_rdma_sched_rounds(size, COLL_RDMA_BRUCK_RADIX)
+                      * (COLL_RDMA_BRUCK_RADIX - 1);
+    size_t scratch;
+
+    win->ag_block = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_BRUCK);
+    win->ag_stride = round8(win->ag_block);
+    win->ag_bruck_half = line_round((size_t) bruck_slots * COLL_RDMA_LINE
+                                    + (size_t) bruck_half_blocks(size, false) * win->ag_stride);
+    win->off_ag_bruck = off;
+    note_region(win, off, bruck_slots, COLL_RDMA_LINE);
+    note_region(win, off + win->ag_bruck_half, bruck_slots, COLL_RDMA_LINE);
+    off += 2 * win->ag_bruck_half;
+    win->ag_ring_slot = line_round(COLL_RDMA_SLOT_HEADER + win->ag_block);
+    win->off_ag_ring = add_region(win, &off, 2 * (size - 1), win->ag_ring_slot);
+
+    win->a2a_direct_block = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_ALLTOALL,
+                                                       COLL_RDMA_ALG_DIRECT);
+    win->a2a_direct_slot = line_round(COLL_RDMA_SLOT_HEADER + win->a2a_direct_block);
+    win->off_a2a_direct = add_region(win, &off, 2 * size, win->a2a_direct_slot);
+    win->a2a_bruck_block = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_ALLTOALL,
+                                                      COLL_RDMA_ALG_BRUCK);
+    win->a2a_bruck_stride = round8(win->a2a_bruck_block);
+    win->a2a_bruck_half = line_round((size_t) bruck_slots * COLL_RDMA_LINE
+                                     + (size_t) bruck_half_blocks(size, true)
+                                           * win->a2a_bruck_stride);
+    win->off_a2a_bruck = off;
+    note_region(win, off, bruck_slots, COLL_RDMA_LINE);
+    note_region(win, off + win->a2a_bruck_half, bruck_slots, COLL_RDMA_LINE);
+    off += 2 * win->a2a_bruck_half;
+
+    win->reduce_bytes = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_REDUCE,
+                                                   COLL_RDMA_ALG_KNOMIAL);
+    win->reduce_children = coll_rdma_knomial_max_children(size, cfg->reduce_radix);
+    win->reduce_slot_size = line_round(COLL_RDMA_SLOT_HEADER + win->reduce_bytes);
+    win->off_reduce = add_region(win, &off, COLL_RDMA_REDUCE_DEPTH * win->reduce_children,
+                                 win->reduce_slot_size);
+    win->off_reduce_consumed = add_region(win, &off, 1, COLL_RDMA_LINE);
+
+    win->off_bar_pw = add_region(win, &off, 2 + coll_rdma_pairwise_steps(size), COLL_RDMA_LINE);
+
+    /* Bruck's position arrays (alltoall: and one round's messages); an inner
+     * reduce tree node's partial result */
+    scratch = (size_t) size * win->ag_stride;
+    scratch = scratch > 2 * (size_t) size * win->a2a_bruck_stride
+                  ? scratch
+                  : 2 * (size_t) size * win->a2a_bruck_stride;
+    win->scratch_size = scratch > win->reduce_bytes ? scratch : win->reduce_bytes;
+    return off;
 }
 
 coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int comm_size, int rank)
@@ -84,11 +187,15 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     win->off_read_barrier = add_region(win, &off, 1, COLL_RDMA_LINE);
     win->read_ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_read_max_bytes);
     win->off_read_ar = add_region(win, &off, 2, win->read_ar_slot_size);
+    off = layout_block_regions(win, cfg, off);
     win->size = off;
 
     win->peers = calloc(comm_size, sizeof(*win->peers));
     win->credit = calloc(comm_size, sizeof(*win->credit));
-    if (NULL != win->peers && NULL != win->credit && win->nregions <= COLL_RDMA_MAX_REGIONS) {
+    win->reduce_credit = calloc(comm_size, sizeof(*win->reduce_credit));
+    win->scratch = malloc(win->scratch_size > 0 ? win->scratch_size : 1);
+    if (NULL != win->peers && NULL != win->credit && NULL != win->reduce_credit
+        && NULL != win->scratch && win->nregions <= COLL_RDMA_MAX_REGIONS) {
         coll_rdma_ucx_lock();
         rc = coll_rdma_ucx_mem_alloc(win->size, &win->memh, (void **) &win->base, &win->rkey_buf,
                                      &win->rkey_len);
@@ -97,6 +204,8 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     if (OMPI_SUCCESS != rc) {
         free(win->peers);
         free(win->credit);
+        free(win->reduce_credit);
+        free(win->scratch);
         free(win);
         return NULL;
     }
@@ -201,6 +310,8 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     coll_rdma_ucx_unlock();
     free(win->peers);
     free(win->credit);
+    free(win->reduce_credit);
+    free(win->scratch);
     free(win);
 }
 
@@ -326,30 +437,31 @@ void coll_rdma_window_wait_all_peers(coll_rdma_window_t *win, size_t off, uint64
     }
 }
 
-/* Read peer's bcast consumed word: a load where mapped, else a get. */
-static int read_consumed(coll_rdma_window_t *win, int peer, uint64_t *value)
+/* Read the word at `off` of peer's window: a load where mapped, else a get. */
+static int read_word(coll_rdma_window_t *win, int peer, size_t off, uint64_t *value)
 {
     coll_rdma_peer_t *p = &win->peers[peer];
     ucs_status_t status;
 
     if (NULL != p->direct) {
-        *value = load_acquire(p->direct + win->off_consumed);
+        *value = load_acquire(p->direct + off);
         return OMPI_SUCCESS;
     }
-    status = ucp_get_nbi(p->ep, value, sizeof(*value), p->base + win->off_consumed, p->rkey);
+    status = ucp_get_nbi(p->ep, value, sizeof(*value), p->base + off, p->rkey);
     if (UCS_STATUS_IS_ERR(status)) {
         return OMPI_ERROR;
     }
     return coll_rdma_ucx_flush();
 }
 
-int coll_rdma_window_credit(coll_rdma_window_t *win, int peer, uint64_t seq)
+/* Wait until peer's consumed word at `off` reached `need`, caching it in *credit. */
+static int wait_credit(coll_rdma_window_t *win, int peer, size_t off, uint64_t need,
+                       uint64_t *credit)
 {
-    uint64_t need = seq - (uint64_t) win->bcast_slots;
     int spins = mca_coll_rdma_component.poll_spins;
 
-    while (!seq_reached(win->credit[peer], need)) {
-        int rc = read_consumed(win, peer, &win->credit[peer]);
+    while (!seq_reached(*credit, need)) {
+        int rc = read_word(win, peer, off, credit);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -361,9 +473,26 @@ int coll_rdma_window_credit(coll_rdma_window_t *win, int peer, uint64_t seq)
     return OMPI_SUCCESS;
 }
 
+int coll_rdma_window_credit(coll_rdma_window_t *win, int peer, uint64_t seq)
+{
+    return wait_credit(win, peer, win->off_consumed, seq - (uint64_t) win->bcast_slots,
+                       &win->credit[peer]);
+}
+
 void coll_rdma_window_consumed(coll_rdma_window_t *win, uint64_t seq)
 {
     __atomic_store_n((uint64_t *) (win->base + win->off_consumed), seq, __ATOMIC_RELEASE);
+}
+
+int coll_rdma_window_reduce_credit(coll_rdma_window_t *win, int peer, uint64_t seq)
+{
+    return wait_credit(win, peer, win->off_reduce_consumed, seq - COLL_RDMA_REDUCE_DEPTH,
+                       &win->reduce_credit[peer]);
+}
+
+void coll_rdma_window_reduce_consumed(coll_rdma_window_t *win, uint64_t seq)
+{
+    __atomic_store_n((uint64_t *) (win->base + win->off_reduce_consumed), seq, __ATOMIC_RELEASE);
 }
 
 int coll_rdma_window_complete(coll_rdma_window_t *win)

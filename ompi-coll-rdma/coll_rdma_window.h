@@ -32,6 +32,40 @@
  *   allreduce down   one slot: the result from the parent
  *   pairwise         fold slot, result-back slot, then two slots (instance
  *                    parity) per exchange step
+ *
+ * Regions of allgather, alltoall, reduce and the pairwise barrier.  The
+ * payload of the first three is bounded by COLL_RDMA_REGION_BUDGET each:
+ * coll_rdma_window_block_cap() gives the block served, which is
+ * min(*_max_bytes, budget / blocks of the region); everything larger falls
+ * back.  Regions holding many blocks are "packed": slot s (one per transfer)
+ * starts at s * COLL_RDMA_LINE + (blocks of the slots before s) * stride,
+ * stride = the block cap rounded up to 8, so its header never overlaps the
+ * payload of slot s-1.
+ *   allgather bruck  two halves (instance parity), each the packed slots of
+ *                    Bruck's transfers (round, j), positions 1..P-1
+ *   allgather ring   two halves, each P-1 slots, one per step
+ *   alltoall direct  two halves, each P slots, one per source rank
+ *   alltoall bruck   two halves, each the packed slots of the index
+ *                    algorithm's transfers (round, j)
+ *     Reuse of the four above (DESIGN.md rule 3): within one instance every
+ *     slot has one writer and is written once.  A peer writes the half of
+ *     the same parity again two instances of the same collective later; to
+ *     start instance i+2 it must have finished instance i+1, whose result
+ *     needs this rank's input of i+1 (every allgather or alltoall output
+ *     block depends on every rank's input), which this rank sends only
+ *     after it finished reading instance i.  Whatever algorithm instance i+1
+ *     used: the sequence counter is per collective, the halves per region.
+ *   reduce           COLL_RDMA_REDUCE_DEPTH rings of max_children slots
+ *                    (k-nomial tree, one per child slot index), ring seq %
+ *                    depth; reduce is rooted and does not synchronize, so a
+ *                    child writes ring seq % depth at its parent only after
+ *                    the parent published, in its reduce consumed line,
+ *                    that it consumed instance seq - depth (credits as for
+ *                    bcast; the parent of a slot may differ per instance, the
+ *                    credit is per instance)
+ *   reduce consumed  one line: the last reduce instance this rank consumed
+ *   barrier pairwise fold flag, back flag, one flag per exchange step; flags
+ *                    only grow (as the n-way barrier's)
  */
 #ifndef COLL_RDMA_WINDOW_H
 #define COLL_RDMA_WINDOW_H
@@ -49,7 +83,7 @@ typedef struct coll_rdma_peer {
     char *direct;      /* the peer's window mapped here (ucp_rkey_ptr), or NULL */
 } coll_rdma_peer_t;
 
-#define COLL_RDMA_MAX_REGIONS 16
+#define COLL_RDMA_MAX_REGIONS 32
 
 /* `nslots` slots of `stride` bytes from `off`, each starting with a sequence word */
 typedef struct coll_rdma_region {
@@ -87,9 +121,52 @@ typedef struct coll_rdma_window {
     size_t off_read_barrier; /* read barrier word */
     size_t off_read_ar;      /* read allreduce slots (parity), read_ar_slot_size each */
     size_t read_ar_slot_size;
-    coll_rdma_region_t regions[COLL_RDMA_MAX_REGIONS]; /* every region above, for zeroing */
+
+    /* allgather, alltoall, reduce, pairwise barrier (layout above);
+     * *_block: the largest block served, bytes */
+    size_t ag_block;         /* allgather, per rank's block (bruck and ring) */
+    size_t ag_stride;        /* ag_block rounded up to 8: packed bruck stride */
+    size_t off_ag_bruck;
+    size_t ag_bruck_half;
+    size_t off_ag_ring;
+    size_t ag_ring_slot;
+    size_t a2a_direct_block; /* alltoall direct, per destination's block */
+    size_t off_a2a_direct;
+    size_t a2a_direct_slot;
+    size_t a2a_bruck_block;  /* alltoall bruck, per destination's block */
+    size_t a2a_bruck_stride;
+    size_t off_a2a_bruck;
+    size_t a2a_bruck_half;
+    size_t reduce_bytes;     /* reduce, whole message */
+    int reduce_children;     /* slots per reduce ring: max children of the tree */
+    size_t off_reduce;
+    size_t reduce_slot_size;
+    size_t off_reduce_consumed;
+    uint64_t *reduce_credit; /* last reduce "consumed" value read from each peer */
+    size_t off_bar_pw;
+    char *scratch;           /* local only (never written by peers) */
+    size_t scratch_size;
+    coll_rdma_region_t regions[COLL_RDMA_MAX_REGIONS]; /* every sequence-word region, for zeroing */
     int nregions;
 } coll_rdma_window_t;
+
+/* Payload bytes of one allgather, alltoall or reduce region at most (all halves or rings). */
+#define COLL_RDMA_REGION_BUDGET (512 * 1024)
+/* Radix of Bruck's allgather and alltoall (classic: 2). */
+#define COLL_RDMA_BRUCK_RADIX 2
+/* Rings of reduce slots: how far a child may run ahead of its parent. */
+#define COLL_RDMA_REDUCE_DEPTH 2
+
+/**
+ * Largest block (bytes) that collective `coll` (COLL_RDMA_ALLGATHER: one
+ * rank's block; COLL_RDMA_ALLTOALL: one destination's block;
+ * COLL_RDMA_REDUCE: the whole message) served by `alg` may have on a
+ * communicator of `comm_size` ranks: min(cfg's *_max_bytes, budget / blocks
+ * of its region).  A pure function of the agreed configuration, so the
+ * decision layer of every rank and the window geometry agree.  0 for other
+ * collectives.
+ */
+size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, int coll, int alg);
 
 /**
  * Allocate this rank's window for a communicator of `comm_size` ranks with the
@@ -167,6 +244,47 @@ static inline size_t coll_rdma_pw_step_slot(const coll_rdma_window_t *win, int s
 }
 
 /**
+ * Offset of packed slot `slot` of a region at `region` with halves of
+ * `half` bytes (instance parity of `seq`), after `before` blocks of
+ * `stride` bytes (see the layout above).
+ */
+static inline size_t coll_rdma_packed_slot(size_t region, size_t half, uint64_t seq, int slot,
+                                           long before, size_t stride)
+{
+    return region + (size_t) (seq & 1) * half + (size_t) slot * COLL_RDMA_LINE
+           + (size_t) before * stride;
+}
+
+/** Offset of ring allgather slot `step` for instance `seq`. */
+static inline size_t coll_rdma_ag_ring_slot(const coll_rdma_window_t *win, uint64_t seq, int step)
+{
+    size_t index = (size_t) (seq & 1) * (size_t) (win->comm_size - 1) + (size_t) step;
+    return win->off_ag_ring + index * win->ag_ring_slot;
+}
+
+/** Offset of direct alltoall slot of source rank `source` for instance `seq`. */
+static inline size_t coll_rdma_a2a_direct_slot(const coll_rdma_window_t *win, uint64_t seq,
+                                               int source)
+{
+    size_t index = (size_t) (seq & 1) * (size_t) win->comm_size + (size_t) source;
+    return win->off_a2a_direct + index * win->a2a_direct_slot;
+}
+
+/** Offset of reduce slot index `i` (a child's slot at its parent) of instance `seq`. */
+static inline size_t coll_rdma_reduce_slot(const coll_rdma_window_t *win, uint64_t seq, int i)
+{
+    return win->off_reduce
+           + ((size_t) (seq % COLL_RDMA_REDUCE_DEPTH) * (size_t) win->reduce_children + (size_t) i)
+                 * win->reduce_slot_size;
+}
+
+/** Offset of pairwise barrier flag `i`: COLL_RDMA_PW_FOLD, COLL_RDMA_PW_BACK, 2 + step. */
+static inline size_t coll_rdma_bar_pw_slot(const coll_rdma_window_t *win, int i)
+{
+    return win->off_bar_pw + (size_t) i * COLL_RDMA_LINE;
+}
+
+/**
  * Write `bytes` from `src` into `peer`'s slot at `off`, then its sequence
  * word = seq, ordered after the payload.  bytes may be 0 (a pure flag).
  * `src` must stay valid until coll_rdma_window_complete().  Returns
@@ -223,6 +341,16 @@ int coll_rdma_window_credit(coll_rdma_window_t *win, int peer, uint64_t seq);
 
 /** Publish that this rank consumed bcast instance `seq` (store-release). */
 void coll_rdma_window_consumed(coll_rdma_window_t *win, uint64_t seq);
+
+/**
+ * The same for the reduce rings: wait until `peer` consumed reduce instance
+ * `seq` - COLL_RDMA_REDUCE_DEPTH, so that ring seq % depth may be written at
+ * `peer`.  Returns OMPI_SUCCESS or OMPI_ERROR.
+ */
+int coll_rdma_window_reduce_credit(coll_rdma_window_t *win, int peer, uint64_t seq);
+
+/** Publish that this rank consumed reduce instance `seq` (store-release). */
+void coll_rdma_window_reduce_consumed(coll_rdma_window_t *win, uint64_t seq);
 
 /**
  * Complete every put of the current call (remote completion): after it the

@@ -271,6 +271,7 @@ rdma_stat_sum() {
 #   none              no rank served anything (no line of an algorithm
 #                     other than "fallback" with calls > 0)
 #   fb:REASON         allreduce fallback REASON=N summed over ranks > 0
+#   fb:COLL:REASON    the same for collective COLL
 #   nofb              no "allreduce fallback" line at all
 rdma_check_stats() {
     local err=$1 np=$2 c n coll alg
@@ -299,8 +300,16 @@ rdma_check_stats() {
             ;;
         none)
             # any algorithm line but "fallback" (nway, knomial, ktree, ...)
-            if grep -E '^\[coll/rdma\] rank [0-9]+: (barrier|bcast|allreduce) [a-z_]+: calls=[1-9]' "$err" | grep -qv ' fallback: '; then
-                echo "statistics: calls served although coll/rdma should serve none: $(grep -E '^\[coll/rdma\] rank [0-9]+: (barrier|bcast|allreduce) [a-z_]+: calls=[1-9]' "$err" | grep -v ' fallback: ' | head -n 1)"
+            if grep -E '^\[coll/rdma\] rank [0-9]+: (barrier|bcast|allreduce|allgather|alltoall|reduce) [a-z_]+: calls=[1-9]' "$err" | grep -qv ' fallback: '; then
+                echo "statistics: calls served although coll/rdma should serve none: $(grep -E '^\[coll/rdma\] rank [0-9]+: (barrier|bcast|allreduce|allgather|alltoall|reduce) [a-z_]+: calls=[1-9]' "$err" | grep -v ' fallback: ' | head -n 1)"
+                return 0
+            fi
+            ;;
+        fb:*:*)
+            coll=$(echo "$c" | cut -d: -f2)
+            n=$(rdma_stat_sum "$err" "$coll fallback" "${c##*:}")
+            if [ "$n" -le 0 ]; then
+                echo "statistics: no $coll fallback counted with ${c##*:}=N>0"
                 return 0
             fi
             ;;

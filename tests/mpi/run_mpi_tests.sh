@@ -25,6 +25,13 @@
 #   above-thresholds, small-thresholds-stress, min-comm-size4-comm
 #   int8sum-avx-*, ulongminmax-*   Open MPI 4.1.4 bugs coll/rdma must not
 #                             inherit (component only; SKIP lines otherwise)
+#   {allgather-bruck,allgather-ring,alltoall-bruck,alltoall-direct,
+#    reduce-knomial,barrier-pairwise}-npN   issue 3 algorithms forced: blocks
+#                             1 byte to 64 KiB (above the cap: fallback),
+#                             mixed layouts, every root, in place
+#   reduce-knomial-radixK, mix-*, issue3-*   radix sweep, thousands of
+#                             back-to-back calls with random delays, the put
+#                             path (UCX_TLS=tcp,self), forced fallback, defaults
 # About 3 minutes on an idle 2-core machine, plain or with the component.
 #
 # Prints "PASS name" / "FAIL name (reason)" per case and finally
@@ -98,7 +105,7 @@ ALL_NP="1 2 3 4 5 7 8"
 # size (docs/design.md)
 AUTO_AR="(read|ktree|pairwise)"
 SERVED_ALL="served:barrier:read served:bcast:read served:allreduce:$AUTO_AR"
-FORCE_FB="--mca coll_rdma_barrier_algorithm fallback --mca coll_rdma_bcast_algorithm fallback --mca coll_rdma_allreduce_algorithm fallback"
+FORCE_FB="--mca coll_rdma_barrier_algorithm fallback --mca coll_rdma_bcast_algorithm fallback --mca coll_rdma_allreduce_algorithm fallback --mca coll_rdma_allgather_algorithm fallback --mca coll_rdma_alltoall_algorithm fallback --mca coll_rdma_reduce_algorithm fallback"
 
 # 1. default configuration (auto) at every np: all single-communicator sections
 for np in $ALL_NP; do
@@ -187,6 +194,56 @@ case_ "window-setup-calls16-np4" 4 avx-off "--mca coll_rdma_window_setup_calls 1
 # sub-communicators below min_comm_size are not served, world is
 case_ "min-comm-size4-comm-np8" 8 avx-off "--mca coll_rdma_min_comm_size 4" \
     "--only comm --dup-cycles 200" "$SERVED_ALL"
+
+# 6b. issue 3 collectives: each algorithm forced at every np, blocks up to
+#     64 KiB (the default cap is 4 KiB per block: larger ones fall back and
+#     must still be right), reduce at every root
+for np in $ALL_NP; do
+    for alg in bruck ring; do
+        case_ "allgather-$alg-np$np" "$np" avx-off "--mca coll_rdma_allgather_algorithm $alg" \
+            "--only allgather --iters 1 --light --max-bytes 65536" \
+            "served:allgather:$alg fb:allgather:too_large"
+    done
+    for alg in bruck direct; do
+        case_ "alltoall-$alg-np$np" "$np" avx-off "--mca coll_rdma_alltoall_algorithm $alg" \
+            "--only alltoall --iters 1 --light --max-bytes 65536" \
+            "served:alltoall:$alg fb:alltoall:too_large"
+    done
+    case_ "reduce-knomial-np$np" "$np" avx-off "--mca coll_rdma_reduce_algorithm knomial" \
+        "--only reduce --iters 1 --light --max-bytes 32768" \
+        "served:reduce:knomial fb:reduce:too_large"
+    case_ "barrier-pairwise-np$np" "$np" avx-off "--mca coll_rdma_barrier_algorithm pairwise" \
+        "--only barrier --iters 1" "served:barrier:pairwise"
+done
+for k in 2 3 8; do
+    case_ "reduce-knomial-radix$k-np7" 7 avx-off \
+        "--mca coll_rdma_reduce_algorithm knomial --mca coll_rdma_reduce_radix $k" \
+        "--only reduce --iters 1 --light" "served:reduce:knomial"
+done
+# thousands of back-to-back calls, random delays, three communicators
+for np in 3 8; do
+    case_ "mix-auto-np$np" "$np" avx-off "" "--only mix --stress-calls 12000" \
+        "served:allgather:bruck served:alltoall:bruck served:alltoall:direct served:reduce:knomial"
+done
+case_ "mix-ring-direct-pairwise-np7" 7 avx-off \
+    "--mca coll_rdma_allgather_algorithm ring --mca coll_rdma_alltoall_algorithm direct --mca coll_rdma_barrier_algorithm pairwise --mca coll_rdma_reduce_radix 2" \
+    "--only mix --stress-calls 12000" \
+    "served:allgather:ring served:alltoall:direct served:reduce:knomial served:barrier:pairwise"
+case_ "issue3-auto-np5" 5 avx-off "" "--only allgather,alltoall,reduce --iters 1 --light" \
+    "served:allgather:bruck served:alltoall:bruck served:alltoall:direct served:reduce:knomial"
+# the put path (UCX over TCP: no peer window is mapped, every post is a
+# ucp_put_nbi with a fence and every call ends with a flush)
+case_ "issue3-put-path-np4" 4 avx-off \
+    "-x UCX_TLS=tcp,self --mca coll_rdma_alltoall_algorithm bruck --mca coll_rdma_barrier_algorithm pairwise" \
+    "--only allgather,alltoall,reduce,mix --iters 1 --light --max-bytes 8192 --stress-calls 4000" \
+    "served:allgather:bruck served:alltoall:bruck served:reduce:knomial served:barrier:pairwise"
+case_ "issue3-put-path-ring-direct-np3" 3 avx-off \
+    "-x UCX_TLS=tcp,self --mca coll_rdma_allgather_algorithm ring --mca coll_rdma_alltoall_algorithm direct" \
+    "--only allgather,alltoall,mix --iters 1 --light --max-bytes 8192 --stress-calls 4000" \
+    "served:allgather:ring served:alltoall:direct"
+case_ "issue3-fallback-forced-np5" 5 avx-off "$FORCE_FB" \
+    "--only allgather,alltoall,reduce,mix --iters 1 --light --stress-calls 2000" \
+    "none fb:allgather:forced fb:alltoall:forced fb:reduce:forced"
 
 # 7. MPI_THREAD_MULTIPLE: threads running collectives on distinct
 #    communicators at once, and one creating and freeing communicators

@@ -1,5 +1,6 @@
 /*
- * MPI correctness tests for coll/rdma (MPI_Barrier, MPI_Bcast, MPI_Allreduce).
+ * MPI correctness tests for coll/rdma (MPI_Barrier, MPI_Bcast, MPI_Allreduce,
+ * MPI_Allgather, MPI_Alltoall, MPI_Reduce).
  *
  * Every rank's input is a deterministic function of (seed, case tag, rank,
  * index), so every rank computes the expected result on its own and checks
@@ -13,14 +14,18 @@
  * Nothing here depends on the component: with plain Open MPI every section
  * must pass too (except int8 SUM with Debian's op/avx bug, see --only int8sum
  * and run_mpi_tests.sh).  Data used only to check results (timestamps,
- * results of other ranks) travels by MPI_Allgather / MPI_Gather, which
- * coll/rdma does not serve.
+ * results of other ranks) travels by point-to-point messages (gather_p2p)
+ * or MPI_Gather, which coll/rdma does not serve.
  *
  * Usage: test_coll [--only LIST] [--iters N] [--max-bytes B] [--seed S]
  *                  [--stress-calls N] [--dup-cycles N] [--light]
- *   LIST: comma separated from barrier, bcast, allreduce, comm, stress,
- *         fallback, int8sum, ulongminmax, all (default all = everything but
- *         ulongminmax, which plain Open MPI 4.1.4 always fails).
+ *   LIST: comma separated from barrier, bcast, allreduce, allgather,
+ *         alltoall, reduce, mix, comm, stress, fallback, int8sum, ulongminmax,
+ *         all (default all = everything but ulongminmax, which plain Open MPI
+ *         4.1.4 always fails).  allgather and alltoall use blocks up to
+ *         --max-bytes; mix: thousands of back-to-back allgather, alltoall,
+ *         reduce (and barrier) calls with random delays on world, a dup and
+ *         a split.
  *   --light: fewer types/ops/counts in the world bcast and allreduce
  *         sections (what the comm section always uses), for radix sweeps.
  */
@@ -47,8 +52,12 @@ enum {
     S_STRESS = 1 << 4,
     S_FALLBACK = 1 << 5,
     S_INT8SUM = 1 << 6,
-    S_ALL = 0x7f,
-    S_ULONG = 1 << 7 /* not in "all": plain Open MPI 4.1.4 always fails it */
+    S_ULONG = 1 << 7, /* not in "all": plain Open MPI 4.1.4 always fails it */
+    S_ALLGATHER = 1 << 8,
+    S_ALLTOALL = 1 << 9,
+    S_REDUCE = 1 << 10,
+    S_MIX = 1 << 11,
+    S_ALL = 0x7f | S_ALLGATHER | S_ALLTOALL | S_REDUCE | S_MIX
 };
 
 static int opt_sections = S_ALL;
@@ -61,7 +70,7 @@ static int opt_light = 0; /* fewer counts/types/ops in bcast and allreduce */
 
 static int world_rank, world_size;
 static const char *cur_test = "init";
-static uint64_t n_checks, n_barrier, n_bcast, n_allreduce;
+static uint64_t n_checks, n_barrier, n_bcast, n_allreduce, n_other;
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -148,6 +157,22 @@ static void die(void)
             die();                                                                      \
         }                                                                               \
     } while (0)
+
+/* Every rank's `bytes` at `mine` into all (rank r's at r * bytes), by
+ * point-to-point messages: checks must not depend on the collectives tested. */
+static void gather_p2p(const void *mine, size_t bytes, void *all, MPI_Comm comm)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    memcpy((char *)all + (size_t)rank * bytes, mine, bytes);
+    for (int i = 1; i < size; i++) {
+        int to = (rank + i) % size, from = (rank - i + size) % size;
+        MPI_CHECK(MPI_Sendrecv(mine, (int)bytes, MPI_BYTE, to, 4242,
+                               (char *)all + (size_t)from * bytes, (int)bytes, MPI_BYTE, from, 4242,
+                               comm, MPI_STATUS_IGNORE));
+    }
+}
 
 /* Mismatch collector: prints the first few, then aborts in report_end(). */
 typedef struct {
@@ -605,7 +630,7 @@ static int make_counts(size_t max_count, size_t *out, int light)
 /* ------------------------------------------------------------------ barrier */
 
 /* One timed barrier: ranks in `late` (bit r of a mask, or late_rank) sleep
- * sleep_ns before entering.  Afterwards every rank checks via Allgather that
+ * sleep_ns before entering.  Afterwards every rank checks via gather_p2p that
  * no rank left before the last one entered. */
 static void barrier_timed(MPI_Comm comm, const unsigned char *late, int64_t delay_ns, const char *desc)
 {
@@ -623,7 +648,7 @@ static void barrier_timed(MPI_Comm comm, const unsigned char *late, int64_t dela
     t[1] = now_ns();
     n_barrier++;
     int64_t *all = xmalloc(sizeof(int64_t) * 2 * (size_t)size);
-    MPI_CHECK(MPI_Allgather(t, 2, MPI_INT64_T, all, 2, MPI_INT64_T, comm));
+    gather_p2p(t, sizeof(t), all, comm);
     int64_t max_in = all[0];
     int max_r = 0;
     for (int r = 1; r < size; r++) {
@@ -822,7 +847,7 @@ static void allreduce_float_random(MPI_Comm comm, const ty_t *t, size_t count, i
     snprintf(desc, sizeof(desc), "%s allreduce random %s SUM count %zu%s", label, t->name, count,
              inplace ? " in_place" : "");
     char *all = xmalloc(nbytes * (size_t)size + 1);
-    MPI_CHECK(MPI_Allgather(rbuf, (int)nbytes, MPI_BYTE, all, (int)nbytes, MPI_BYTE, comm));
+    gather_p2p(rbuf, nbytes, all, comm);
     report_t rp = {desc, 0};
     for (int r = 0; r < size; r++) {
         if (memcmp(all + (size_t)r * nbytes, all, nbytes) != 0) {
@@ -956,6 +981,414 @@ static void test_ulong(MPI_Comm comm, const char *label, int iters)
     }
 }
 
+/* ------------------------------------------------------------------ allgather, alltoall */
+
+/*
+ * Block layouts.  An allgather or alltoall buffer is a row of blocks of n
+ * elements; the layout decides the datatype and where element i of block b
+ * lies.  Ranks may use different layouts in one call (same type signature):
+ *   L_CONTIG  n elements of a predefined type t
+ *   L_STRIDED one MPI_INT vector (n ints, stride 2) resized to 2n ints: gaps
+ *   L_LB      one type of n ints at displacement 8, resized to lower bound 8
+ *             and extent 4n: contiguous, true_lb 8
+ */
+enum { L_CONTIG, L_STRIDED, L_LB, NLAYOUTS };
+static const char *layout_names[NLAYOUTS] = {"contig", "strided", "lb8"};
+
+typedef struct {
+    int kind, n, count;   /* count: datatype count per block */
+    size_t es;            /* element bytes */
+    MPI_Datatype dt;
+    int owned;            /* dt must be freed */
+} layout_t;
+
+static layout_t layout_make(int kind, const ty_t *t, int n)
+{
+    layout_t l = {kind, n, n, (size_t)t->size, t->dt, 0};
+    if (kind == L_CONTIG) {
+        return l;
+    }
+    MPI_Datatype tmp;
+    l.es = sizeof(int);
+    l.count = 1;
+    l.owned = 1;
+    if (kind == L_STRIDED) {
+        MPI_CHECK(MPI_Type_vector(n, 1, 2, MPI_INT, &tmp));
+        MPI_CHECK(MPI_Type_create_resized(tmp, 0, (MPI_Aint)(2 * n * (int)sizeof(int)), &l.dt));
+    } else {
+        int bl = n;
+        MPI_Aint disp = 8;
+        MPI_Datatype it = MPI_INT;
+        MPI_CHECK(MPI_Type_create_struct(1, &bl, &disp, &it, &tmp));
+        MPI_CHECK(MPI_Type_create_resized(tmp, 8, (MPI_Aint)(n * (int)sizeof(int)), &l.dt));
+    }
+    MPI_CHECK(MPI_Type_free(&tmp));
+    MPI_CHECK(MPI_Type_commit(&l.dt));
+    return l;
+}
+
+static void layout_free(layout_t *l)
+{
+    if (l->owned) {
+        MPI_Type_free(&l->dt);
+    }
+}
+
+static size_t layout_bytes(const layout_t *l, int nblocks)
+{
+    size_t row = (size_t)l->n * l->es * (l->kind == L_STRIDED ? 2 : 1);
+    return (l->kind == L_LB ? 8 : 0) + (size_t)nblocks * row;
+}
+
+static size_t layout_off(const layout_t *l, int b, int i)
+{
+    switch (l->kind) {
+    case L_STRIDED:
+        return ((size_t)b * (size_t)l->n + (size_t)i) * 2 * l->es;
+    case L_LB:
+        return 8 + ((size_t)b * (size_t)l->n + (size_t)i) * l->es;
+    default:
+        return ((size_t)b * (size_t)l->n + (size_t)i) * l->es;
+    }
+}
+
+/* Element i of the data that rank src sends to dst (dst = -1: allgather). */
+static void elem_data(uint64_t tag, int src, int dst, int i, size_t es, unsigned char *out)
+{
+    for (size_t j = 0; j < es; j += 8) {
+        uint64_t h = hash3(tag, (uint64_t)src * 1000003u + (uint64_t)(dst + 1),
+                           (uint64_t)i * 4 + j / 8);
+        memcpy(out + j, &h, es - j < 8 ? es - j : 8);
+    }
+}
+
+/* Write block b of layout l at buf: the data src sends to dst. */
+static void put_block(const layout_t *l, unsigned char *buf, int b, uint64_t tag, int src, int dst)
+{
+    for (int i = 0; i < l->n; i++) {
+        elem_data(tag, src, dst, i, l->es, buf + layout_off(l, b, i));
+    }
+}
+
+/* Compare buf with the expected image exp (nbytes, gaps included). */
+static void compare_image(const unsigned char *buf, const unsigned char *exp, size_t nbytes,
+                          const char *desc)
+{
+    report_t rp = {desc, 0};
+    if (memcmp(buf, exp, nbytes) != 0) {
+        for (size_t j = 0; j < nbytes; j++) {
+            if (buf[j] != exp[j]) {
+                char es[32], gs[32];
+                snprintf(es, sizeof(es), "byte 0x%02x", exp[j]);
+                snprintf(gs, sizeof(gs), "0x%02x", buf[j]);
+                report_bad(&rp, j, es, gs);
+            }
+        }
+    }
+    report_end(&rp);
+}
+
+/*
+ * One MPI_Allgather or MPI_Alltoall (alltoall != 0) of n elements per block
+ * on comm, with send layout skind and receive layout rkind on this rank (in
+ * place: no send buffer).  Checks the whole receive buffer (data, gaps,
+ * guard) against a locally built image and the send buffer unchanged.
+ */
+static void blocks_case(MPI_Comm comm, int alltoall, const ty_t *t, int n, int skind, int rkind,
+                        int inplace, uint64_t tag, const char *label)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    layout_t sl = layout_make(skind, t, n), rl = layout_make(rkind, t, n);
+    int sblocks = alltoall ? size : 1;
+    size_t sbytes = layout_bytes(&sl, sblocks), rbytes = layout_bytes(&rl, size);
+    unsigned char *sbuf = xmalloc(sbytes + GUARD), *sorig = xmalloc(sbytes + 1);
+    unsigned char *rbuf = xmalloc(rbytes + GUARD), *exp = xmalloc(rbytes + GUARD);
+
+    for (size_t j = 0; j < rbytes; j++) {
+        rbuf[j] = (unsigned char)(0x5a ^ j);
+    }
+    set_guard(rbuf + rbytes, GUARD);
+    memset(sbuf, 0x77, sbytes);
+    set_guard(sbuf + sbytes, GUARD);
+    if (inplace) {
+        /* the input lies in the receive buffer */
+        if (alltoall) {
+            for (int d = 0; d < size; d++) {
+                put_block(&rl, rbuf, d, tag, rank, d);
+            }
+        } else {
+            put_block(&rl, rbuf, rank, tag, rank, -1);
+        }
+    } else {
+        for (int b = 0; b < sblocks; b++) {
+            put_block(&sl, sbuf, b, tag, rank, alltoall ? b : -1);
+        }
+    }
+    memcpy(sorig, sbuf, sbytes);
+    memcpy(exp, rbuf, rbytes + GUARD);
+    for (int s = 0; s < size; s++) {
+        put_block(&rl, exp, s, tag, s, alltoall ? rank : -1);
+    }
+    if (alltoall) {
+        MPI_CHECK(MPI_Alltoall(inplace ? MPI_IN_PLACE : sbuf, sl.count, sl.dt, rbuf, rl.count,
+                               rl.dt, comm));
+    } else {
+        MPI_CHECK(MPI_Allgather(inplace ? MPI_IN_PLACE : sbuf, sl.count, sl.dt, rbuf, rl.count,
+                                rl.dt, comm));
+    }
+    n_other++;
+    char desc[200];
+    snprintf(desc, sizeof(desc), "%s %s %s n %d (%zu bytes per block) send %s recv %s%s", label,
+             alltoall ? "alltoall" : "allgather", skind == L_CONTIG ? t->name : "int", n,
+             (size_t)n * rl.es, inplace ? "-" : layout_names[skind], layout_names[rkind],
+             inplace ? " in_place" : "");
+    compare_image(rbuf, exp, rbytes + GUARD, desc);
+    if (!inplace && memcmp(sbuf, sorig, sbytes + 0) != 0) {
+        fail_msg("case [%s]: send buffer was modified", desc);
+    }
+    check_guard(sbuf + sbytes, GUARD, "send buffer", desc);
+    layout_free(&sl);
+    layout_free(&rl);
+    free(sbuf);
+    free(sorig);
+    free(rbuf);
+    free(exp);
+}
+
+/*
+ * Every type of the bcast list at block sizes from 1 element up to
+ * --max-bytes, alternately in place; then MPI_INT blocks with every pair of
+ * layouts, the layout differing between ranks (same type signature).
+ */
+static void test_blocks(MPI_Comm comm, int alltoall, const char *label, int iters, int light)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    cur_test = alltoall ? "alltoall" : "allgather";
+    size_t counts[128];
+    const ty_t *tint = find_ar_type("int");
+    for (int it = 0; it < iters; it++) {
+        for (int ti = 0; ti < n_bc_types; ti++) {
+            const ty_t *t = &bc_types[ti];
+            if (light && ti % 3 != it % 3 && t->size != 1) {
+                continue;
+            }
+            int nc = make_counts(opt_max_bytes / (size_t)t->size, counts, 1);
+            for (int ci = 0; ci < nc; ci++) {
+                uint64_t tag =
+                    mktag(alltoall ? 0xa2a : 0xa6, (uint64_t)it, (uint64_t)ti, counts[ci], 0);
+                blocks_case(comm, alltoall, t, (int)counts[ci], L_CONTIG, L_CONTIG,
+                            (int)((ci + ti + it) % 2), tag, label);
+            }
+        }
+        static const int ns[] = {1, 3, 64, 1000};
+        for (int ni = 0; ni < 4; ni++) {
+            for (int mix = 0; mix < NLAYOUTS * NLAYOUTS; mix++) {
+                if (light && mix % 3 != ni % 3) {
+                    continue;
+                }
+                /* this rank's layouts: shifted by rank, so ranks differ */
+                int sk = (mix / NLAYOUTS + rank) % NLAYOUTS;
+                int rk = (mix % NLAYOUTS + rank) % NLAYOUTS;
+                uint64_t tag = mktag(alltoall ? 0xa2b : 0xa7, (uint64_t)it, (uint64_t)ns[ni],
+                                     (uint64_t)mix, 0);
+                blocks_case(comm, alltoall, tint, ns[ni], sk, rk, mix % 4 == 3, tag, label);
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ reduce */
+
+/* One MPI_Reduce to `root`: the root checks the result, every rank its send
+ * buffer; non-root receive buffers must stay untouched. */
+static void reduce_case(MPI_Comm comm, const ty_t *t, const op_t *o, size_t count, int root,
+                        int inplace, uint64_t tag, const char *label)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    size_t nbytes = count * (size_t)t->size;
+    char *sbuf = xmalloc(nbytes + GUARD), *rbuf = xmalloc(nbytes + GUARD);
+    char *orig = xmalloc(nbytes + 1);
+    int ip = inplace && rank == root;
+    fill_input(t, o->k, tag, rank, ip ? rbuf : sbuf, count, size);
+    memcpy(orig, ip ? rbuf : sbuf, nbytes);
+    if (!ip) {
+        memset(rbuf, 0x3c, nbytes);
+    }
+    set_guard(sbuf + nbytes, GUARD);
+    set_guard(rbuf + nbytes, GUARD);
+    MPI_CHECK(MPI_Reduce(ip ? MPI_IN_PLACE : sbuf, rbuf, (int)count, t->dt, o->op, root, comm));
+    n_other++;
+    char desc[200];
+    snprintf(desc, sizeof(desc), "%s reduce %s %s count %zu root %d%s", label, t->name, o->name,
+             count, root, inplace ? " in_place" : "");
+    if (rank == root) {
+        check_reduction(t, o->k, tag, size, rbuf, count, desc);
+    } else {
+        for (size_t j = 0; j < nbytes; j++) {
+            if ((unsigned char)rbuf[j] != 0x3c) {
+                fail_msg("case [%s]: receive buffer of a non-root rank was written", desc);
+            }
+        }
+    }
+    check_guard(rbuf + nbytes, GUARD, "receive buffer", desc);
+    if (!ip) {
+        if (memcmp(sbuf, orig, nbytes) != 0) {
+            fail_msg("case [%s]: send buffer was modified", desc);
+        }
+        check_guard(sbuf + nbytes, GUARD, "send buffer", desc);
+    }
+    free(orig);
+    free(sbuf);
+    free(rbuf);
+}
+
+/* Non-exact float/double SUM: the root gets the same bits from the same
+ * inputs twice (a fixed combine order), within rounding of a reference. */
+static void reduce_float_repeat(MPI_Comm comm, const ty_t *t, size_t count, int root, uint64_t tag,
+                                const char *label)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    size_t nbytes = count * (size_t)t->size;
+    char *sbuf = xmalloc(nbytes + 1), *r1 = xmalloc(nbytes + 1), *r2 = xmalloc(nbytes + 1);
+    for (size_t i = 0; i < count; i++) {
+        store_elem(t, sbuf, i, 0, rnd_input(tag, rank, i));
+    }
+    MPI_CHECK(MPI_Reduce(sbuf, r1, (int)count, t->dt, MPI_SUM, root, comm));
+    MPI_CHECK(MPI_Reduce(sbuf, r2, (int)count, t->dt, MPI_SUM, root, comm));
+    n_other += 2;
+    char desc[200];
+    snprintf(desc, sizeof(desc), "%s reduce random %s SUM count %zu root %d", label, t->name, count,
+             root);
+    if (rank == root) {
+        report_t rp = {desc, 0};
+        for (size_t i = 0; i < count; i++) {
+            double ref = 0, scale = 0, g = load_flt(t, r1, i);
+            for (int r = 0; r < size; r++) {
+                double x = rnd_input(tag, r, i);
+                if (t->kind == K_FLT) {
+                    x = (float)x;
+                }
+                ref += x;
+                scale += fabs(x);
+            }
+            if (memcmp(r1 + i * t->size, r2 + i * t->size, (size_t)t->size) != 0) {
+                char es[96], gs[96];
+                snprintf(es, sizeof(es), "%.17g (first call)", g);
+                snprintf(gs, sizeof(gs), "%.17g (second call, same inputs)", load_flt(t, r2, i));
+                report_bad(&rp, i, es, gs);
+            }
+            if (!(fabs(g - ref) <= 1e-5 * scale + 1e-300)) {
+                char es[96], gs[96];
+                snprintf(es, sizeof(es), "%.17g (+- %.3g)", ref, 1e-5 * scale);
+                snprintf(gs, sizeof(gs), "%.17g", g);
+                report_bad(&rp, i, es, gs);
+            }
+        }
+        report_end(&rp);
+    }
+    free(sbuf);
+    free(r1);
+    free(r2);
+}
+
+/* Every root; the general types and ops (thinned out by root), counts up to
+ * --max-bytes, in place at the root on alternate cases. */
+static void test_reduce(MPI_Comm comm, const char *label, int iters, int light)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    cur_test = "reduce";
+    size_t counts[128];
+    for (int it = 0; it < iters; it++) {
+        for (int root = 0; root < size; root++) {
+            for (int ti = 0; ti < n_ar_general; ti++) {
+                const ty_t *t = &ar_types[ti];
+                if ((ti + root + it) % (light ? 6 : 3) != 0 && ti != root % n_ar_main) {
+                    continue;
+                }
+                int nc = make_counts(opt_max_bytes / (size_t)t->size, counts, 1);
+                for (int oi = 0; oi < NOPS; oi++) {
+                    const op_t *o = &ops[oi];
+                    if (!op_valid(t, o->k) || (oi + root) % 2 != 0) {
+                        continue;
+                    }
+                    for (int ci = 0; ci < nc; ci++) {
+                        if ((ci + oi) % 3 != 0 && ci != nc - 1) {
+                            continue;
+                        }
+                        uint64_t tag = mktag(0x7ed, (uint64_t)it,
+                                             (uint64_t)root * 64 + (uint64_t)ti, (uint64_t)oi,
+                                             counts[ci]);
+                        reduce_case(comm, t, o, counts[ci], root, (int)((ci + oi + it) % 2), tag,
+                                    label);
+                    }
+                }
+            }
+            for (int ti = 0; ti < n_ar_main; ti++) {
+                const ty_t *t = &ar_types[ti];
+                if (t->kind == K_FLT || t->kind == K_DBL) {
+                    size_t count = 1 + (size_t)(root * 37 + ti) % (opt_max_bytes / (size_t)t->size);
+                    uint64_t tag = mktag(0x7ee, (uint64_t)it, (uint64_t)root, (uint64_t)ti, 0);
+                    reduce_float_repeat(comm, t, count, root, tag, label);
+                }
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ mix */
+
+/*
+ * Back-to-back allgather, alltoall, reduce and barrier calls (thousands, the
+ * count of --stress-calls / 4) on world, a dup and a split, small blocks, a
+ * random busy-wait before a quarter of the calls on each rank.
+ */
+static void test_mix(void)
+{
+    cur_test = "mix";
+    MPI_Comm dupw, sub2;
+    MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &dupw));
+    MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &sub2));
+    MPI_Comm cs[3] = {MPI_COMM_WORLD, dupw, sub2};
+    const char *cn[3] = {"world", "dup(world)", "split%2"};
+    rng_t rng = {opt_seed ^ 0x313ULL};
+    rng_t mine = {mix64(opt_seed ^ (0x5151ULL + (uint64_t)world_rank)) | 1};
+    const ty_t *tint = find_ar_type("int32"), *tu8 = find_ar_type("uint8");
+    char label[96];
+    long calls = opt_stress_calls / 4 > 0 ? opt_stress_calls / 4 : 1;
+    for (long i = 0; i < calls; i++) {
+        int c = (int)rng_below(&rng, 3);
+        int what = (int)rng_below(&rng, 7);
+        uint64_t tag = rng_next(&rng), rnd = rng_next(&rng);
+        int csize;
+        MPI_Comm_size(cs[c], &csize);
+        if (rng_below(&mine, 4) == 0) {
+            spin_ns((int64_t)rng_below(&mine, 30001));
+        }
+        snprintf(label, sizeof(label), "mix call %ld on %s", i, cn[c]);
+        int n = (int)(rnd % (rnd & 0x100 ? 9 : 300)) + 1;
+        if (what == 0) {
+            MPI_CHECK(MPI_Barrier(cs[c]));
+            n_barrier++;
+        } else if (what <= 2) {
+            blocks_case(cs[c], what == 2, (rnd >> 20) & 1 ? tint : tu8, n, L_CONTIG, L_CONTIG,
+                        (int)((rnd >> 21) & 1), tag, label);
+        } else {
+            reduce_case(cs[c], tint, &ops[(rnd >> 24) % 2 ? O_SUM : O_MAX], (size_t)n,
+                        (int)((rnd >> 32) % (uint64_t)csize), (int)((rnd >> 40) & 1), tag, label);
+        }
+    }
+    MPI_Comm_free(&sub2);
+    MPI_Comm_free(&dupw);
+}
+
 /* ------------------------------------------------------------------ communicators */
 
 static void comm_suite(MPI_Comm comm, const char *label, int iters)
@@ -963,6 +1396,9 @@ static void comm_suite(MPI_Comm comm, const char *label, int iters)
     test_barrier(comm, label, 1, 50);
     test_bcast(comm, label, iters, 1);
     test_allreduce(comm, label, iters, 1);
+    test_blocks(comm, 0, label, 1, 1);
+    test_blocks(comm, 1, label, 1, 1);
+    test_reduce(comm, label, 1, 1);
 }
 
 static void check_split_rank(MPI_Comm sub, int color, int (*colorf)(int), const char *what)
@@ -1642,8 +2078,8 @@ static void usage(void)
 {
     if (world_rank == 0) {
         fprintf(stderr,
-                "usage: test_coll [--only barrier,bcast,allreduce,comm,stress,fallback,int8sum,\n"
-                "                         ulongminmax,all]\n"
+                "usage: test_coll [--only barrier,bcast,allreduce,allgather,alltoall,reduce,mix,\n"
+                "                         comm,stress,fallback,int8sum,ulongminmax,all]\n"
                 "                 [--iters N] [--max-bytes B] [--seed S] [--stress-calls N]\n"
                 "                 [--dup-cycles N] [--light]\n");
     }
@@ -1661,6 +2097,10 @@ static int parse_sections(const char *s)
         else if (!strcmp(tok, "stress")) m |= S_STRESS;
         else if (!strcmp(tok, "fallback")) m |= S_FALLBACK;
         else if (!strcmp(tok, "int8sum")) m |= S_INT8SUM;
+        else if (!strcmp(tok, "allgather")) m |= S_ALLGATHER;
+        else if (!strcmp(tok, "alltoall")) m |= S_ALLTOALL;
+        else if (!strcmp(tok, "reduce")) m |= S_REDUCE;
+        else if (!strcmp(tok, "mix")) m |= S_MIX;
         else if (!strcmp(tok, "ulongminmax")) m |= S_ULONG;
         else if (!strcmp(tok, "all")) m |= S_ALL;
         else {
@@ -1720,11 +2160,12 @@ int main(int argc, char **argv)
     init_ops();
 
     double t0 = (double)now_ns();
-    enum { NSEC = 8 };
+    enum { NSEC = 12 };
     struct { int bit; const char *name; double secs; } sec[NSEC] = {
         {S_BARRIER, "barrier", 0}, {S_BCAST, "bcast", 0},       {S_ALLREDUCE, "allreduce", 0},
         {S_INT8SUM, "int8sum", 0}, {S_ULONG, "ulongminmax", 0}, {S_FALLBACK, "fallback", 0},
-        {S_COMM, "comm", 0},       {S_STRESS, "stress", 0}};
+        {S_ALLGATHER, "allgather", 0}, {S_ALLTOALL, "alltoall", 0}, {S_REDUCE, "reduce", 0},
+        {S_MIX, "mix", 0},         {S_COMM, "comm", 0},         {S_STRESS, "stress", 0}};
     for (int s = 0; s < NSEC; s++) {
         if (!(opt_sections & sec[s].bit)) {
             continue;
@@ -1750,6 +2191,18 @@ int main(int argc, char **argv)
             test_fallback(MPI_COMM_WORLD, "world", opt_iters);
             test_inter_self();
             break;
+        case S_ALLGATHER:
+            test_blocks(MPI_COMM_WORLD, 0, "world", opt_iters, opt_light);
+            break;
+        case S_ALLTOALL:
+            test_blocks(MPI_COMM_WORLD, 1, "world", opt_iters, opt_light);
+            break;
+        case S_REDUCE:
+            test_reduce(MPI_COMM_WORLD, "world", opt_iters, opt_light);
+            break;
+        case S_MIX:
+            test_mix();
+            break;
         case S_COMM:
             test_comm(opt_iters);
             break;
@@ -1762,10 +2215,10 @@ int main(int argc, char **argv)
         MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     }
     /* totals over all ranks, for the summary line */
-    uint64_t mine[4] = {n_checks, n_barrier, n_bcast, n_allreduce}, tot[4];
-    MPI_CHECK(MPI_Reduce(mine, tot, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD));
+    uint64_t mine[5] = {n_checks, n_barrier, n_bcast, n_allreduce, n_other}, tot[5];
+    MPI_CHECK(MPI_Reduce(mine, tot, 5, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD));
     if (world_rank == 0) {
-        char secs[256] = "";
+        char secs[512] = "";
         size_t l = 0;
         for (int s = 0; s < NSEC; s++) {
             if (opt_sections & sec[s].bit) {
@@ -1774,8 +2227,9 @@ int main(int argc, char **argv)
             }
         }
         printf("test_coll OK: np=%d sections=%s max_bytes=%zu iters=%d checks=%" PRIu64
-               " calls(barrier=%" PRIu64 " bcast=%" PRIu64 " allreduce=%" PRIu64 ") rank0 time=%.2fs\n",
-               world_size, secs, opt_max_bytes, opt_iters, tot[0], tot[1], tot[2], tot[3],
+               " calls(barrier=%" PRIu64 " bcast=%" PRIu64 " allreduce=%" PRIu64
+               " allgather+alltoall+reduce=%" PRIu64 ") rank0 time=%.2fs\n",
+               world_size, secs, opt_max_bytes, opt_iters, tot[0], tot[1], tot[2], tot[3], tot[4],
                ((double)now_ns() - t0) / 1e9);
     }
     MPI_Finalize();
