@@ -97,6 +97,8 @@ typedef struct mca_coll_rdma_component_t {
     uint64_t served_calls[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];
     uint64_t served_bytes[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];
     uint64_t fallback_calls[COLL_RDMA_NCOLLS][COLL_RDMA_NREASONS];
+    /* allreduce calls with nway forced that Bruck served: (n, P) not adaptable */
+    uint64_t allreduce_nway_not_adaptable;
 } mca_coll_rdma_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_rdma_component_t mca_coll_rdma_component;
@@ -165,8 +167,10 @@ static inline uint64_t coll_rdma_next_seq(mca_coll_rdma_module_t *module, int co
 int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, int *why);
 int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                            bool contiguous, int *why);
+/* order_independent: coll_rdma_op_order_independent(op, dtype) */
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                               bool contiguous_predefined, bool reducible_op, int *why);
+                               bool contiguous_predefined, bool reducible_op,
+                               bool order_independent, int *why);
 /* block_bytes: one rank's block (allgather) or one destination's block (alltoall) */
 int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
                                bool contiguous, int *why);
@@ -191,6 +195,16 @@ void coll_rdma_op_selftest(void);
 
 /** Whether coll/rdma reduces `op` on `dtype` itself (predefined, commutative). */
 bool coll_rdma_op_supported(ompi_op_t *op, ompi_datatype_t *dtype);
+
+/**
+ * Whether the result of `op` on `dtype` is the same bits in every order of
+ * combination: supported, and the type is an integer, logical or byte type
+ * (or a MINLOC/MAXLOC pair of integers).  False for every floating-point
+ * type, MIN and MAX included (signed zeros and NaNs).  Algorithms that
+ * combine in rank-dependent orders (nway, bruck) are chosen by `auto` only
+ * when this holds.
+ */
+bool coll_rdma_op_order_independent(ompi_op_t *op, ompi_datatype_t *dtype);
 
 /* ---- algorithms ------------------------------------------------------------ */
 
@@ -234,6 +248,37 @@ int coll_rdma_allreduce_ktree(const void *sbuf, void *rbuf, size_t count, ompi_d
 int coll_rdma_allreduce_pairwise(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
                                  ompi_op_t *op, mca_coll_rdma_module_t *module,
                                  struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Allreduce by End's adapted n-way dissemination (End's thesis, seed 002
+ * section 2.9, Theorem 4.3 in the digest's (f, a, b) form; Hoefler et al.
+ * 2006 for the dissemination pattern), n = cfg->allreduce_nway_n:
+ * ceil(log_{n+1} P) rounds of at most n messages of the whole `bytes`.  In
+ * the last round one sender may send only a prefix of its window and the
+ * receiver may leave out a prefix of its own (recomputed by a second running
+ * reduction, never by an inverse op, so exact for floats and PROD with
+ * zeros).  Ranks combine in rank-dependent orders: results are identical on
+ * every rank only for order-independent (op, type) pairs
+ * (coll_rdma_op_order_independent()).  Same arguments and limits as
+ * coll_rdma_allreduce_ktree().  Returns OMPI_ERR_NOT_SUPPORTED, before any
+ * communication, when (n, P) is not adaptable (the decision layer picks
+ * Bruck there), else OMPI_SUCCESS or a transport error.
+ */
+int coll_rdma_allreduce_nway(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
+                             ompi_op_t *op, mca_coll_rdma_module_t *module,
+                             struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Allreduce by Bruck's n-port global combine (Bruck and Ho 1993; End's
+ * thesis, seed 002 section 2.10), n = cfg->allreduce_bruck_n: for every P,
+ * ceil(log_{n+1} P) rounds of at most n messages; every rank keeps two
+ * partial results (S0, and S1 = own input o S0).  Rank-dependent combining
+ * order, as coll_rdma_allreduce_nway().  Same arguments and limits as
+ * coll_rdma_allreduce_ktree(); returns OMPI_SUCCESS or a transport error.
+ */
+int coll_rdma_allreduce_bruck(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
+                              ompi_op_t *op, mca_coll_rdma_module_t *module,
+                              struct ompi_communicator_t *comm);
 
 END_C_DECLS
 

@@ -169,14 +169,19 @@ static int rdma_register(void)
             "MPI_Allreduce algorithm: auto, fallback (previous component), ktree (Gupta's "
             "degree-k tree: reduce to rank 0, then the result down the same tree), pairwise "
             "(recursive doubling with a fold, one canonical operand order), nway (End's adapted "
-            "n-way dissemination), bruck (Bruck's n-port global combine), ring (segmented "
-            "pipelined ring: reduce-scatter then allgather)");
+            "n-way dissemination; Bruck where (n, P) is not adaptable), bruck (Bruck's n-port "
+            "global combine), ring (segmented pipelined ring: reduce-scatter then allgather). "
+            "nway and bruck combine in rank-dependent orders: auto uses them only for integer, "
+            "logical and byte types; forced on floating-point SUM or PROD they may give results "
+            "that differ in the last bits between ranks");
     reg_int("allreduce_ktree_degree",
             "Degree k of the allreduce tree (>= 1): a (k+1)-nomial tree, k children per node "
             "and round",
             OPAL_INFO_LVL_5, &cfg->allreduce_ktree_degree);
     reg_int("allreduce_nway_n",
-            "n of the adapted n-way dissemination allreduce (>= 1): peers per rank and round",
+            "n of the adapted n-way dissemination allreduce (>= 1): peers per rank and round. "
+            "Some (n, P) are not adaptable (n = 1: P = 13, 21, 25, ...; n = 2: P = 40, 41, "
+            "64, ...): there Bruck's algorithm with allreduce_bruck_n serves forced nway calls",
             OPAL_INFO_LVL_5, &cfg->allreduce_nway_n);
     reg_int("allreduce_bruck_n", "Ports n of Bruck's n-port allreduce (>= 1)", OPAL_INFO_LVL_5,
             &cfg->allreduce_bruck_n);
@@ -259,6 +264,11 @@ static void print_statistics(void)
             mca_coll_rdma_output("%s fallback: calls=%llu%s", coll_names[coll],
                                  (unsigned long long) fallbacks, reasons);
         }
+    }
+    if (c->allreduce_nway_not_adaptable > 0) {
+        /* also counted above as "allreduce bruck" */
+        mca_coll_rdma_output("allreduce nway_not_adaptable: calls=%llu (served by bruck)",
+                             (unsigned long long) c->allreduce_nway_not_adaptable);
     }
 }
 

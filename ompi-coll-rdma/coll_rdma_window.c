@@ -35,12 +35,18 @@ static inline uint64_t load_acquire(const char *addr)
 static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
                         const char *blobs, const int *displs);
 
+int coll_rdma_window_diss_slots(int comm_size, int n)
+{
+    return coll_rdma_sched_rounds(comm_size, n + 1) * (n < comm_size - 1 ? n : comm_size - 1);
+}
+
 coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int comm_size, int rank)
 {
     coll_rdma_window_t *win = calloc(1, sizeof(*win));
     int n = cfg->barrier_nway_n;
     int ar_radix = cfg->allreduce_ktree_degree + 1;
     int rc = OMPI_ERR_OUT_OF_RESOURCE;
+    int diss;
     size_t off;
 
     if (NULL == win) {
@@ -65,11 +71,18 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     off += win->ar_slot_size;
     win->off_pw = off;
     off += (size_t) (2 + 2 * coll_rdma_pairwise_steps(comm_size)) * win->ar_slot_size;
+    win->off_ar_diss = off;
+    diss = coll_rdma_window_diss_slots(comm_size, cfg->allreduce_nway_n);
+    if (coll_rdma_window_diss_slots(comm_size, cfg->allreduce_bruck_n) > diss) {
+        diss = coll_rdma_window_diss_slots(comm_size, cfg->allreduce_bruck_n);
+    }
+    off += (size_t) (2 * diss) * win->ar_slot_size;
     win->size = off;
 
     win->peers = calloc(comm_size, sizeof(*win->peers));
     win->credit = calloc(comm_size, sizeof(*win->credit));
-    if (NULL != win->peers && NULL != win->credit) {
+    win->scratch = malloc(2 * (win->ar_slot_size - COLL_RDMA_SLOT_HEADER));
+    if (NULL != win->peers && NULL != win->credit && NULL != win->scratch) {
         coll_rdma_ucx_lock();
         rc = coll_rdma_ucx_mem_alloc(win->size, &win->memh, (void **) &win->base, &win->rkey_buf,
                                      &win->rkey_len);
@@ -78,6 +91,7 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     if (OMPI_SUCCESS != rc) {
         free(win->peers);
         free(win->credit);
+        free(win->scratch);
         free(win);
         return NULL;
     }
@@ -173,6 +187,7 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     coll_rdma_ucx_unlock();
     free(win->peers);
     free(win->credit);
+    free(win->scratch);
     free(win);
 }
 

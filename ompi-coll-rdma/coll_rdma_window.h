@@ -24,6 +24,21 @@
  *   allreduce down   one slot: the result from the parent
  *   pairwise         fold slot, result-back slot, then two slots (instance
  *                    parity) per exchange step
+ *   dissemination    allreduce by n-way dissemination or Bruck: one slot per
+ *                    (round, message) of the larger of the two schedules,
+ *                    rounds * min(n, P-1), twice (instance parity).  The slot
+ *                    (round, j) is written by one fixed peer per instance.
+ *                    Reuse: the writer of instance i+2 has finished instance
+ *                    i+1, whose result depends on this rank's input to i+1,
+ *                    which this rank gives only after it finished reading
+ *                    every slot of instance i.  nway and bruck calls may
+ *                    alternate in the region: the argument holds for any mix
+ *                    of algorithms in which every output depends on every
+ *                    input.
+ *
+ * Not in the registered region: `scratch`, two local buffers of one
+ * allreduce payload each (the n-way removal "tail"; Bruck's S0 and the copy
+ * of an in-place input).
  */
 #ifndef COLL_RDMA_WINDOW_H
 #define COLL_RDMA_WINDOW_H
@@ -65,6 +80,8 @@ typedef struct coll_rdma_window {
     size_t ar_slot_size;
     size_t off_ar_down;
     size_t off_pw;           /* pairwise slots, ar_slot_size each */
+    size_t off_ar_diss;      /* dissemination slots, ar_slot_size each */
+    char *scratch;           /* local, 2 * (ar_slot_size - header) bytes */
 } coll_rdma_window_t;
 
 /**
@@ -129,6 +146,18 @@ static inline size_t coll_rdma_pw_step_slot(const coll_rdma_window_t *win, int s
 {
     return coll_rdma_pw_slot(win, 2 + 2 * step + (int) (seq & 1));
 }
+
+/**
+ * Offset of dissemination allreduce slot index `i` (coll_rdma_nway_slot()
+ * of the n-way or Bruck schedule) for instance `seq` (parity).
+ */
+static inline size_t coll_rdma_ar_diss_slot(const coll_rdma_window_t *win, int i, uint64_t seq)
+{
+    return win->off_ar_diss + (size_t) (2 * i + (int) (seq & 1)) * win->ar_slot_size;
+}
+
+/** Slots per parity of the dissemination region: rounds * min(n, P-1). */
+int coll_rdma_window_diss_slots(int comm_size, int n);
 
 /**
  * Write `bytes` from `src` into `peer`'s slot at `off`, then its sequence

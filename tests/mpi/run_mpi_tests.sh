@@ -24,6 +24,9 @@
 #   above-thresholds, small-thresholds-stress, min-comm-size4-comm
 #   int8sum-avx-*, ulongminmax-*   Open MPI 4.1.4 bugs coll/rdma must not
 #                             inherit (component only; SKIP lines otherwise)
+#   allreduce-{nway,bruck}-npN, allreduce-{nway,bruck}-sweep-nK-np8 (every P
+#                             2..8 by split), *-stress-*, auto-sweep-np8,
+#                             allreduce-nway-not-adaptable-n1-np13
 # About 3 minutes on an idle 2-core machine, plain or with the component.
 #
 # Prints "PASS name" / "FAIL name (reason)" per case and finally
@@ -92,15 +95,20 @@ case_() {
 }
 
 ALL_NP="1 2 3 4 5 7 8"
-# auto picks the allreduce algorithm by communicator size (docs/design.md)
-AUTO_AR="(ktree|pairwise)"
+# auto picks the allreduce algorithm by communicator size and, for nway and
+# bruck, by the (op, type) pair (docs/design.md)
+AUTO_AR="(ktree|pairwise|nway|bruck)"
 SERVED_ALL="served:barrier:nway served:bcast:knomial served:allreduce:$AUTO_AR"
 FORCE_FB="--mca coll_rdma_barrier_algorithm fallback --mca coll_rdma_bcast_algorithm fallback --mca coll_rdma_allreduce_algorithm fallback"
 
 # 1. default configuration (auto) at every np: all single-communicator sections
+#    (float sums bitwise identical on every rank; integer types take n-way
+#    where it needs fewer rounds: np 3 and 5..8 with n = 2)
 for np in $ALL_NP; do
+    nway_check=
+    case $np in 3 | 5 | 6 | 7 | 8) nway_check="served:allreduce:nway" ;; esac
     case_ "auto-basic-np$np" "$np" avx-off "" \
-        "--only barrier,bcast,allreduce,fallback --iters 1" "$SERVED_ALL fb:op"
+        "--only barrier,bcast,allreduce,fallback --iters 1" "$SERVED_ALL fb:op $nway_check"
 done
 
 # 2. each algorithm forced, default radix, every np
@@ -163,6 +171,41 @@ case_ "small-thresholds-stress-np4" 4 avx-off \
 # sub-communicators below min_comm_size are not served, world is
 case_ "min-comm-size4-comm-np8" 8 avx-off "--mca coll_rdma_min_comm_size 4" \
     "--only comm --dup-cycles 200" "$SERVED_ALL"
+
+# 7a. allreduce by n-way dissemination and Bruck (rank-dependent combining
+#     order: float sums are checked against the reference, not for identical
+#     bits, --any-order).  Forced at every np; every n in 1..5 for every P in
+#     2..8 by the sweep section (one mpirun per n: sub-communicators of
+#     every size by MPI_Comm_split); back to back with delays in the stress
+#     section; auto at every P 2..8 with bitwise identical float sums.
+for np in $ALL_NP; do
+    case_ "allreduce-nway-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm nway" \
+        "--only allreduce --light --any-order" "served:allreduce:nway"
+    case_ "allreduce-bruck-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm bruck" \
+        "--only allreduce --light --any-order" "served:allreduce:bruck"
+done
+for n in 1 2 3 4 5; do
+    case_ "allreduce-nway-sweep-n$n-np8" 8 avx-off \
+        "--mca coll_rdma_allreduce_algorithm nway --mca coll_rdma_allreduce_nway_n $n" \
+        "--only sweep --any-order" "served:allreduce:nway nofb"
+    case_ "allreduce-bruck-sweep-n$n-np8" 8 avx-off \
+        "--mca coll_rdma_allreduce_algorithm bruck --mca coll_rdma_allreduce_bruck_n $n" \
+        "--only sweep --any-order" "served:allreduce:bruck nofb"
+done
+# n = 1 at P = 7 removes the own input (b = 1); in the stress mix
+case_ "allreduce-nway-n1-stress-np7" 7 avx-off \
+    "--mca coll_rdma_allreduce_algorithm nway --mca coll_rdma_allreduce_nway_n 1" \
+    "--only stress --stress-calls 3000" "served:allreduce:nway"
+case_ "allreduce-bruck-stress-np6" 6 avx-off "--mca coll_rdma_allreduce_algorithm bruck" \
+    "--only stress --stress-calls 3000" "served:allreduce:bruck"
+case_ "auto-sweep-np8" 8 avx-off "" "--only sweep" \
+    "served:allreduce:nway served:allreduce:pairwise nofb"
+# (n, P) not adaptable: n = 1 at P = 13 (the smallest such P) runs Bruck and
+# counts it; P = 11 and 12 (partial sender and removal) stay n-way
+case_ "allreduce-nway-not-adaptable-n1-np13" 13 avx-off \
+    "--mca coll_rdma_allreduce_algorithm nway --mca coll_rdma_allreduce_nway_n 1" \
+    "--only sweep --sweep-min 11 --any-order" \
+    "someserved:allreduce:nway served:allreduce:bruck served:allreduce:nway_not_adaptable nofb"
 
 # 7. MPI_THREAD_MULTIPLE: threads running collectives on distinct
 #    communicators at once, and one creating and freeing communicators

@@ -17,12 +17,19 @@
  * coll/rdma does not serve.
  *
  * Usage: test_coll [--only LIST] [--iters N] [--max-bytes B] [--seed S]
- *                  [--stress-calls N] [--dup-cycles N] [--light]
+ *                  [--stress-calls N] [--dup-cycles N] [--light] [--any-order]
+ *                  [--sweep-min P]
  *   LIST: comma separated from barrier, bcast, allreduce, comm, stress,
- *         fallback, int8sum, ulongminmax, all (default all = everything but
- *         ulongminmax, which plain Open MPI 4.1.4 always fails).
+ *         fallback, int8sum, ulongminmax, sweep, all (default all =
+ *         everything but ulongminmax, which plain Open MPI 4.1.4 always
+ *         fails, and sweep).
  *   --light: fewer types/ops/counts in the world bcast and allreduce
  *         sections (what the comm section always uses), for radix sweeps.
+ *   --any-order: the allreduce under test combines in rank-dependent orders
+ *         (nway, bruck forced): non-exact float sums are checked against the
+ *         reference only, not for identical bits on every rank.
+ *   sweep: the allreduce on sub-communicators of every size --sweep-min
+ *         (default 2) .. np, made by MPI_Comm_split.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -48,7 +55,8 @@ enum {
     S_FALLBACK = 1 << 5,
     S_INT8SUM = 1 << 6,
     S_ALL = 0x7f,
-    S_ULONG = 1 << 7 /* not in "all": plain Open MPI 4.1.4 always fails it */
+    S_ULONG = 1 << 7, /* not in "all": plain Open MPI 4.1.4 always fails it */
+    S_SWEEP = 1 << 8  /* not in "all": the allreduce on every size 2..np by split */
 };
 
 static int opt_sections = S_ALL;
@@ -58,6 +66,8 @@ static uint64_t opt_seed = 0x5eed2024;
 static long opt_stress_calls = 20000;
 static long opt_dup_cycles = 1000;
 static int opt_light = 0; /* fewer counts/types/ops in bcast and allreduce */
+static int opt_any_order = 0; /* float sums may differ in the last bits between ranks */
+static int opt_sweep_min = 2; /* smallest communicator of the sweep section */
 
 static int world_rank, world_size;
 static const char *cur_test = "init";
@@ -824,7 +834,7 @@ static void allreduce_float_random(MPI_Comm comm, const ty_t *t, size_t count, i
     char *all = xmalloc(nbytes * (size_t)size + 1);
     MPI_CHECK(MPI_Allgather(rbuf, (int)nbytes, MPI_BYTE, all, (int)nbytes, MPI_BYTE, comm));
     report_t rp = {desc, 0};
-    for (int r = 0; r < size; r++) {
+    for (int r = 0; r < size && !opt_any_order; r++) {
         if (memcmp(all + (size_t)r * nbytes, all, nbytes) != 0) {
             for (size_t i = 0; i < count; i++) {
                 double a = load_flt(t, all, i), b = load_flt(t, all + (size_t)r * nbytes, i);
@@ -992,6 +1002,114 @@ static void quick_allreduce(MPI_Comm comm, uint64_t tag, const char *label)
     const ty_t *t = find_ar_type(tn[tag % 4]);
     size_t count = 1 + (size_t)(tag % 37);
     allreduce_case(comm, t, &ops[O_SUM], count, (int)((tag >> 8) & 1), tag, label);
+}
+
+/* Float PROD with zeros: element i is zero at rank i % (size + 1) only (so
+ * some elements have no zero), the other factors are +-1, 2 and 0.5, so
+ * every product is exact and its sign (of zero too) does not depend on the
+ * order.  Bitwise against the local product. */
+static void allreduce_prod_zeros(MPI_Comm comm, const ty_t *t, size_t count, int inplace,
+                                 uint64_t tag, const char *label)
+{
+    static const double f[4] = {1.0, 2.0, -1.0, 0.5};
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    size_t nbytes = count * (size_t)t->size;
+    char *sbuf = xmalloc(nbytes + 1), *rbuf = xmalloc(nbytes + 1), *want = xmalloc(nbytes + 1);
+    for (size_t i = 0; i < count; i++) {
+        double p = 1.0;
+        for (int r = 0; r < size; r++) {
+            double x = i % (size_t)(size + 1) == (size_t)r ? 0.0 : f[hash3(tag, (uint64_t)r, i) % 4];
+            p *= x;
+            if (r == rank) {
+                store_elem(t, inplace ? rbuf : sbuf, i, 0, x);
+            }
+        }
+        store_elem(t, want, i, 0, p);
+    }
+    MPI_CHECK(MPI_Allreduce(inplace ? MPI_IN_PLACE : sbuf, rbuf, (int)count, t->dt, MPI_PROD, comm));
+    n_allreduce++;
+    char desc[200];
+    snprintf(desc, sizeof(desc), "%s allreduce zeros %s PROD count %zu%s", label, t->name, count,
+             inplace ? " in_place" : "");
+    report_t rp = {desc, 0};
+    for (size_t i = 0; i < count; i++) {
+        if (memcmp(rbuf + i * (size_t)t->size, want + i * (size_t)t->size, (size_t)t->size)) {
+            char es[64], gs[64];
+            snprintf(es, sizeof(es), "%g", load_flt(t, want, i));
+            snprintf(gs, sizeof(gs), "%g", load_flt(t, rbuf, i));
+            report_bad(&rp, i, es, gs);
+        }
+    }
+    report_end(&rp);
+    free(want);
+    free(sbuf);
+    free(rbuf);
+}
+
+/* The allreduce on communicators of every size from --sweep-min to np
+ * (ranks 0 .. P-1 of world, split), so one mpirun covers every P: every
+ * valid (type, op) pair at a few counts (in-place alternating), float
+ * random sums (identical bits unless --any-order) and float PROD with
+ * zeros, then back-to-back calls with random delays. */
+static void test_sweep(void)
+{
+    static const size_t base_counts[] = {1, 2, 7, 64, 1001};
+    char label[96];
+    cur_test = "sweep";
+    for (int P = opt_sweep_min; P <= world_size; P++) {
+        MPI_Comm sub;
+        MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &sub));
+        if (sub == MPI_COMM_NULL) {
+            continue;
+        }
+        snprintf(label, sizeof(label), "sweep P=%d", P);
+        for (int ti = 0; ti < n_ar_general; ti++) {
+            const ty_t *t = &ar_types[ti];
+            for (int oi = 0; oi < NOPS; oi++) {
+                if (!op_valid(t, ops[oi].k)) {
+                    continue;
+                }
+                for (size_t ci = 0; ci < sizeof(base_counts) / sizeof(base_counts[0]); ci++) {
+                    size_t count = base_counts[ci];
+                    int ip = (int)((ci + (size_t)oi + (size_t)ti) % 2);
+                    if (count * (size_t)t->size > opt_max_bytes) {
+                        count = opt_max_bytes / (size_t)t->size;
+                    }
+                    allreduce_case(sub, t, &ops[oi],
+                                   count, ip, mktag(0x5e, (uint64_t)P, (uint64_t)ti * 16 + (uint64_t)oi, count, (uint64_t)ip),
+                                   label);
+                }
+            }
+        }
+        for (int ti = 0; ti < n_ar_main; ti++) {
+            const ty_t *t = &ar_types[ti];
+            if (t->kind != K_FLT && t->kind != K_DBL) {
+                continue;
+            }
+            for (size_t ci = 0; ci < sizeof(base_counts) / sizeof(base_counts[0]); ci++) {
+                size_t count = base_counts[ci];
+                if (count * (size_t)t->size > opt_max_bytes) {
+                    count = opt_max_bytes / (size_t)t->size;
+                }
+                allreduce_float_random(sub, t, count, (int)(ci % 2),
+                                       mktag(0x5f, (uint64_t)P, (uint64_t)ti, count, 0), label);
+                allreduce_prod_zeros(sub, t, count, (int)((ci + 1) % 2),
+                                     mktag(0x50, (uint64_t)P, (uint64_t)ti, count, 0), label);
+            }
+        }
+        /* back to back, random delays on random ranks */
+        rng_t mine = {mix64(opt_seed ^ (0x5eedULL + (uint64_t)world_rank)) | 1};
+        for (int i = 0; i < 200; i++) {
+            if (rng_below(&mine, 3) == 0) {
+                spin_ns((int64_t)rng_below(&mine, 30001));
+            }
+            snprintf(label, sizeof(label), "sweep P=%d back-to-back %d", P, i);
+            quick_allreduce(sub, mktag(0x5b, (uint64_t)P, (uint64_t)i, 0, 0), label);
+        }
+        MPI_CHECK(MPI_Comm_free(&sub));
+    }
 }
 
 static void test_comm(int iters)
@@ -1643,9 +1761,9 @@ static void usage(void)
     if (world_rank == 0) {
         fprintf(stderr,
                 "usage: test_coll [--only barrier,bcast,allreduce,comm,stress,fallback,int8sum,\n"
-                "                         ulongminmax,all]\n"
+                "                         ulongminmax,sweep,all]\n"
                 "                 [--iters N] [--max-bytes B] [--seed S] [--stress-calls N]\n"
-                "                 [--dup-cycles N] [--light]\n");
+                "                 [--dup-cycles N] [--light] [--any-order] [--sweep-min P]\n");
     }
 }
 
@@ -1662,6 +1780,7 @@ static int parse_sections(const char *s)
         else if (!strcmp(tok, "fallback")) m |= S_FALLBACK;
         else if (!strcmp(tok, "int8sum")) m |= S_INT8SUM;
         else if (!strcmp(tok, "ulongminmax")) m |= S_ULONG;
+        else if (!strcmp(tok, "sweep")) m |= S_SWEEP;
         else if (!strcmp(tok, "all")) m |= S_ALL;
         else {
             free(dup);
@@ -1703,6 +1822,12 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--light")) {
             opt_light = 1;
+        } else if (!strcmp(a, "--any-order")) {
+            opt_any_order = 1;
+        } else if (!strcmp(a, "--sweep-min") && v) {
+            opt_sweep_min = atoi(v);
+            bad = opt_sweep_min < 1;
+            i++;
         } else if (!strcmp(a, "--dup-cycles") && v) {
             opt_dup_cycles = atol(v);
             bad = opt_dup_cycles < 0;
@@ -1720,11 +1845,11 @@ int main(int argc, char **argv)
     init_ops();
 
     double t0 = (double)now_ns();
-    enum { NSEC = 8 };
+    enum { NSEC = 9 };
     struct { int bit; const char *name; double secs; } sec[NSEC] = {
         {S_BARRIER, "barrier", 0}, {S_BCAST, "bcast", 0},       {S_ALLREDUCE, "allreduce", 0},
         {S_INT8SUM, "int8sum", 0}, {S_ULONG, "ulongminmax", 0}, {S_FALLBACK, "fallback", 0},
-        {S_COMM, "comm", 0},       {S_STRESS, "stress", 0}};
+        {S_COMM, "comm", 0},       {S_STRESS, "stress", 0},     {S_SWEEP, "sweep", 0}};
     for (int s = 0; s < NSEC; s++) {
         if (!(opt_sections & sec[s].bit)) {
             continue;
@@ -1755,6 +1880,9 @@ int main(int argc, char **argv)
             break;
         case S_STRESS:
             test_stress();
+            break;
+        case S_SWEEP:
+            test_sweep();
             break;
         }
         sec[s].secs = ((double)now_ns() - ts) / 1e9;
