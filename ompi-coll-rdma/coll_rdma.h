@@ -80,6 +80,9 @@ typedef struct coll_rdma_config {
     int allreduce_nway_n;       /* n of the adapted n-way dissemination allreduce */
     int allreduce_bruck_n;      /* ports of Bruck's n-port allreduce */
     size_t allreduce_max_bytes;
+    size_t allreduce_short_max_bytes;   /* slot algorithms up to this; above it the ring */
+    size_t allreduce_ring_segment_bytes; /* bytes per ring message (slot payload) */
+    int allreduce_ring_slots;           /* ring slots per rank: segments in flight */
     size_t allgather_max_bytes; /* per rank's block */
     size_t alltoall_max_bytes;  /* per destination block */
     int reduce_radix;           /* k of the k-nomial reduce tree */
@@ -279,6 +282,22 @@ int coll_rdma_allreduce_nway(const void *sbuf, void *rbuf, size_t count, ompi_da
 int coll_rdma_allreduce_bruck(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
                               ompi_op_t *op, mca_coll_rdma_module_t *module,
                               struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Allreduce by the segmented pipelined ring (Iakymchuk et al., seed 004
+ * section IV-A, digest C.5): reduce-scatter then allgather, P-1 steps each,
+ * step s moving one block of about count/P elements to the right neighbour
+ * in segments of at most cfg->allreduce_ring_segment_bytes through
+ * cfg->allreduce_ring_slots slots with credits, so window memory does not
+ * grow with the message.  Block c is reduced once, along the ring from rank
+ * c to rank c-1 in that fixed order, and its bits are then copied around:
+ * identical results on every rank for every (op, type).  Same arguments as
+ * coll_rdma_allreduce_ktree(), bytes <= cfg->allreduce_max_bytes; returns
+ * OMPI_SUCCESS or a transport error.
+ */
+int coll_rdma_allreduce_ring(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
+                             ompi_op_t *op, mca_coll_rdma_module_t *module,
+                             struct ompi_communicator_t *comm);
 
 END_C_DECLS
 

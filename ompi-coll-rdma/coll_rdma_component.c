@@ -47,7 +47,10 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
         .allreduce_ktree_degree = 3,
         .allreduce_nway_n = 2,
         .allreduce_bruck_n = 2,
-        .allreduce_max_bytes = 16384,
+        .allreduce_max_bytes = 1 << 20,
+        .allreduce_short_max_bytes = 16384,
+        .allreduce_ring_segment_bytes = 32768,
+        .allreduce_ring_slots = 4,
         .allgather_max_bytes = 0, /* 0 until the algorithms land: every call falls back */
         .alltoall_max_bytes = 0,
         .reduce_radix = 4,
@@ -188,6 +191,20 @@ static int rdma_register(void)
     reg_size("allreduce_max_bytes",
              "Largest MPI_Allreduce (bytes) that coll/rdma serves; larger ones fall back",
              &cfg->allreduce_max_bytes);
+    reg_size("allreduce_short_max_bytes",
+             "Largest MPI_Allreduce (bytes) served by ktree, pairwise, nway and bruck; each of "
+             "their window slots holds this many bytes (or allreduce_max_bytes if smaller). "
+             "Larger ones take the segmented ring under auto; a forced slot algorithm falls "
+             "back for them",
+             &cfg->allreduce_short_max_bytes);
+    reg_size("allreduce_ring_segment_bytes",
+             "Bytes per message of the segmented ring allreduce (>= 64): each ring slot holds "
+             "one segment",
+             &cfg->allreduce_ring_segment_bytes);
+    reg_int("allreduce_ring_slots",
+            "Ring allreduce slots per rank and communicator (>= 2): segments a rank may have "
+            "in flight to its right neighbour; the ring region is slots * segment bytes",
+            OPAL_INFO_LVL_6, &cfg->allreduce_ring_slots);
     reg_alg(COLL_RDMA_ALLGATHER, allgather_algs,
             "MPI_Allgather algorithm: auto, fallback (previous component), bruck (Bruck's "
             "concatenation), ring");
@@ -234,6 +251,14 @@ static int rdma_open(void)
     clamp("allreduce_ktree_degree", &cfg->allreduce_ktree_degree, 1, 63);
     clamp("allreduce_nway_n", &cfg->allreduce_nway_n, 1, 64);
     clamp("allreduce_bruck_n", &cfg->allreduce_bruck_n, 1, 64);
+    clamp("allreduce_ring_slots", &cfg->allreduce_ring_slots, 2, 1024);
+    if (cfg->allreduce_ring_segment_bytes < 64 || cfg->allreduce_ring_segment_bytes > (1u << 30)) {
+        size_t v = cfg->allreduce_ring_segment_bytes < 64 ? 64 : (size_t) 1 << 30;
+        mca_coll_rdma_output("warning: coll_rdma_allreduce_ring_segment_bytes = %zu is out of "
+                             "range [64, 2^30]; using %zu",
+                             cfg->allreduce_ring_segment_bytes, v);
+        cfg->allreduce_ring_segment_bytes = v;
+    }
     clamp("reduce_radix", &cfg->reduce_radix, 2, 64);
     clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
     return OMPI_SUCCESS;

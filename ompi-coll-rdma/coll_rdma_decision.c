@@ -61,7 +61,12 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
         return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
     if (COLL_RDMA_ALG_RING == forced) {
-        return fallback(why, COLL_RDMA_WHY_FORCED); /* not written yet */
+        return COLL_RDMA_ALG_RING; /* any size: window memory is per segment */
+    }
+    if (bytes > cfg->allreduce_short_max_bytes) {
+        /* beyond the slots of the other algorithms */
+        return COLL_RDMA_ALG_AUTO == forced ? COLL_RDMA_ALG_RING
+                                            : fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
     if (COLL_RDMA_ALG_NWAY == forced) {
         /* not adaptable for this P: Bruck's combine works for every P */

@@ -29,6 +29,9 @@
     X(allreduce_max_bytes, allreduce_max_bytes)              \
     X(allreduce_nway_n, allreduce_nway_n)                    \
     X(allreduce_bruck_n, allreduce_bruck_n)                  \
+    X(allreduce_short_max_bytes, allreduce_short_max_bytes)  \
+    X(allreduce_ring_segment_bytes, allreduce_ring_segment_bytes) \
+    X(allreduce_ring_slots, allreduce_ring_slots)            \
     X(allgather_algorithm, alg[COLL_RDMA_ALLGATHER])         \
     X(allgather_max_bytes, allgather_max_bytes)              \
     X(alltoall_algorithm, alg[COLL_RDMA_ALLTOALL])           \
@@ -304,6 +307,8 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
         return coll_rdma_allreduce_nway(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
     case COLL_RDMA_ALG_BRUCK:
         return coll_rdma_allreduce_bruck(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
+    case COLL_RDMA_ALG_RING:
+        return coll_rdma_allreduce_ring(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
     default:
         return coll_rdma_allreduce_ktree(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
     }

@@ -64,7 +64,11 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     off += (size_t) win->bcast_slots * win->bcast_slot_size;
     win->off_consumed = off;
     off += COLL_RDMA_LINE;
-    win->ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_max_bytes);
+    /* the slot algorithms serve up to the smaller of the two limits */
+    win->ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER
+                                   + (cfg->allreduce_short_max_bytes < cfg->allreduce_max_bytes
+                                          ? cfg->allreduce_short_max_bytes
+                                          : cfg->allreduce_max_bytes));
     win->off_ar_up = off;
     off += (size_t) coll_rdma_knomial_max_children(comm_size, ar_radix) * win->ar_slot_size;
     win->off_ar_down = off;
@@ -77,6 +81,13 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
         diss = coll_rdma_window_diss_slots(comm_size, cfg->allreduce_bruck_n);
     }
     off += (size_t) (2 * diss) * win->ar_slot_size;
+    win->ring_segment_bytes = cfg->allreduce_ring_segment_bytes;
+    win->ring_slot_size = line_round(COLL_RDMA_SLOT_HEADER + win->ring_segment_bytes);
+    win->ring_slots = cfg->allreduce_ring_slots;
+    win->off_ring = off;
+    off += (size_t) win->ring_slots * win->ring_slot_size;
+    win->off_ring_ack = off;
+    off += COLL_RDMA_LINE;
     win->size = off;
 
     win->peers = calloc(comm_size, sizeof(*win->peers));

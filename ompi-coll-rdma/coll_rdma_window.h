@@ -36,6 +36,15 @@
  *                    of algorithms in which every output depends on every
  *                    input.
  *
+ *   ring slots       allreduce_ring_slots slots of one segment, written only by
+ *                    the left neighbour; ring message m (counted over every
+ *                    ring call on this communicator, from 1) goes to slot
+ *                    m % slots with sequence word m.  Reuse by credits: the
+ *                    sender writes m only after the ack line says message
+ *                    m - slots was consumed.
+ *   ring ack         one line, written only by the right neighbour: how many
+ *                    ring messages from us it has consumed.
+ *
  * Not in the registered region: `scratch`, two local buffers of one
  * allreduce payload each (the n-way removal "tail"; Bruck's S0 and the copy
  * of an in-place input).
@@ -81,6 +90,13 @@ typedef struct coll_rdma_window {
     size_t off_ar_down;
     size_t off_pw;           /* pairwise slots, ar_slot_size each */
     size_t off_ar_diss;      /* dissemination slots, ar_slot_size each */
+    size_t off_ring;         /* ring slots, ring_slot_size each */
+    size_t ring_slot_size;
+    size_t ring_segment_bytes; /* payload of a ring slot */
+    int ring_slots;
+    size_t off_ring_ack;
+    uint64_t ring_sent;      /* ring messages sent to the right neighbour, all calls */
+    uint64_t ring_received;  /* ring messages consumed from the left neighbour */
     char *scratch;           /* local, 2 * (ar_slot_size - header) bytes */
 } coll_rdma_window_t;
 
@@ -154,6 +170,12 @@ static inline size_t coll_rdma_pw_step_slot(const coll_rdma_window_t *win, int s
 static inline size_t coll_rdma_ar_diss_slot(const coll_rdma_window_t *win, int i, uint64_t seq)
 {
     return win->off_ar_diss + (size_t) (2 * i + (int) (seq & 1)) * win->ar_slot_size;
+}
+
+/** Offset of the ring slot of ring message `m`. */
+static inline size_t coll_rdma_ring_slot(const coll_rdma_window_t *win, uint64_t m)
+{
+    return win->off_ring + (size_t) (m % (uint64_t) win->ring_slots) * win->ring_slot_size;
 }
 
 /** Slots per parity of the dissemination region: rounds * min(n, P-1). */

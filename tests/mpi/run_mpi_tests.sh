@@ -27,6 +27,8 @@
 #   allreduce-{nway,bruck}-npN, allreduce-{nway,bruck}-sweep-nK-np8 (every P
 #                             2..8 by split), *-stress-*, auto-sweep-np8,
 #                             allreduce-nway-not-adaptable-n1-np13
+#   allreduce-ring-npN, allreduce-ring-seg256-npN, allreduce-ring-sweep-np8,
+#                             allreduce-ring-stress-np5, auto-large-1MiB-npN
 # About 3 minutes on an idle 2-core machine, plain or with the component.
 #
 # Prints "PASS name" / "FAIL name (reason)" per case and finally
@@ -161,7 +163,7 @@ case_ "fallback-forced-comm-np4" 4 avx-off "$FORCE_FB" "--only comm --dup-cycles
 
 # 6. thresholds: above them (fallback too_large) and small ones that mix
 #    served and fallback calls in one stream
-case_ "above-thresholds-np4" 4 avx-off "" \
+case_ "above-thresholds-np4" 4 avx-off "--mca coll_rdma_allreduce_max_bytes 16384" \
     "--only bcast,allreduce --light --iters 1 --max-bytes 65536" \
     "served:bcast:knomial served:allreduce:$AUTO_AR fb:too_large"
 case_ "small-thresholds-stress-np4" 4 avx-off \
@@ -206,6 +208,34 @@ case_ "allreduce-nway-not-adaptable-n1-np13" 13 avx-off \
     "--mca coll_rdma_allreduce_algorithm nway --mca coll_rdma_allreduce_nway_n 1" \
     "--only sweep --sweep-min 11 --any-order" \
     "someserved:allreduce:nway served:allreduce:bruck served:allreduce:nway_not_adaptable nofb"
+
+# 7b. segmented pipelined ring allreduce: forced at every np (one segment
+#     per block); small segments and two slots around block and segment
+#     boundaries, counts not divisible by P, fewer elements than ranks; every
+#     P 2..8 by the sweep; stress; auto above allreduce_short_max_bytes up
+#     to 1 MiB.  The ring gives identical bits on every rank: no --any-order.
+for np in $ALL_NP; do
+    case_ "allreduce-ring-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm ring" \
+        "--only allreduce --light" "served:allreduce:ring"
+done
+for np in 3 5 8; do
+    case_ "allreduce-ring-seg256-np$np" "$np" avx-off \
+        "--mca coll_rdma_allreduce_algorithm ring --mca coll_rdma_allreduce_ring_segment_bytes 256 --mca coll_rdma_allreduce_ring_slots 2" \
+        "--only large --ring-seg 256 --max-bytes 32768" "served:allreduce:ring nofb"
+done
+case_ "allreduce-ring-sweep-np8" 8 avx-off \
+    "--mca coll_rdma_allreduce_algorithm ring --mca coll_rdma_allreduce_ring_segment_bytes 512" \
+    "--only sweep" "served:allreduce:ring nofb"
+case_ "allreduce-ring-stress-np5" 5 avx-off \
+    "--mca coll_rdma_allreduce_algorithm ring --mca coll_rdma_allreduce_ring_segment_bytes 128 --mca coll_rdma_allreduce_ring_slots 3" \
+    "--only stress --stress-calls 3000" "served:allreduce:ring"
+# a forced slot algorithm does not serve above allreduce_short_max_bytes
+case_ "allreduce-ktree-above-short-np4" 4 avx-off "--mca coll_rdma_allreduce_algorithm ktree" \
+    "--only large --max-bytes 65536 --ring-seg 65536" "served:allreduce:ktree fb:too_large"
+for np in 4 7; do
+    case_ "auto-large-1MiB-np$np" "$np" avx-off "" \
+        "--only large --max-bytes 1048576 --ring-seg 1048576" "served:allreduce:ring nofb"
+done
 
 # 7. MPI_THREAD_MULTIPLE: threads running collectives on distinct
 #    communicators at once, and one creating and freeing communicators

@@ -18,11 +18,11 @@
  *
  * Usage: test_coll [--only LIST] [--iters N] [--max-bytes B] [--seed S]
  *                  [--stress-calls N] [--dup-cycles N] [--light] [--any-order]
- *                  [--sweep-min P]
+ *                  [--sweep-min P] [--ring-seg B]
  *   LIST: comma separated from barrier, bcast, allreduce, comm, stress,
  *         fallback, int8sum, ulongminmax, sweep, all (default all =
  *         everything but ulongminmax, which plain Open MPI 4.1.4 always
- *         fails, and sweep).
+ *         fails, sweep and large).
  *   --light: fewer types/ops/counts in the world bcast and allreduce
  *         sections (what the comm section always uses), for radix sweeps.
  *   --any-order: the allreduce under test combines in rank-dependent orders
@@ -30,6 +30,9 @@
  *         reference only, not for identical bits on every rank.
  *   sweep: the allreduce on sub-communicators of every size --sweep-min
  *         (default 2) .. np, made by MPI_Comm_split.
+ *   large: allreduces up to --max-bytes at counts around the block and
+ *         segment boundaries of a ring with --ring-seg B bytes per segment
+ *         (default 32768).
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -56,7 +59,8 @@ enum {
     S_INT8SUM = 1 << 6,
     S_ALL = 0x7f,
     S_ULONG = 1 << 7, /* not in "all": plain Open MPI 4.1.4 always fails it */
-    S_SWEEP = 1 << 8  /* not in "all": the allreduce on every size 2..np by split */
+    S_SWEEP = 1 << 8, /* not in "all": the allreduce on every size 2..np by split */
+    S_LARGE = 1 << 9  /* not in "all": large allreduces around ring segment boundaries */
 };
 
 static int opt_sections = S_ALL;
@@ -68,6 +72,7 @@ static long opt_dup_cycles = 1000;
 static int opt_light = 0; /* fewer counts/types/ops in bcast and allreduce */
 static int opt_any_order = 0; /* float sums may differ in the last bits between ranks */
 static int opt_sweep_min = 2; /* smallest communicator of the sweep section */
+static size_t opt_ring_seg = 32768; /* ring segment bytes the large section aims at */
 
 static int world_rank, world_size;
 static const char *cur_test = "init";
@@ -1004,6 +1009,53 @@ static void quick_allreduce(MPI_Comm comm, uint64_t tag, const char *label)
     allreduce_case(comm, t, &ops[O_SUM], count, (int)((tag >> 8) & 1), tag, label);
 }
 
+/* Large allreduces (up to --max-bytes) at counts around the ring's block
+ * and segment boundaries for --ring-seg bytes per segment: k*P segments
+ * +-1 element, counts not divisible by P, fewer elements than ranks, and
+ * the largest count.  Exact checks for integer and exact float inputs, and
+ * non-exact float sums with identical bits on every rank (unless
+ * --any-order). */
+static void test_large(MPI_Comm comm, const char *label)
+{
+    static const struct { const char *type; opk_t k; } cases[] = {
+        {"uint8", O_SUM}, {"int32", O_MAX}, {"int32", O_BXOR}, {"int64", O_SUM},
+        {"double", O_SUM}, {"float", O_PROD}, {"uint16", O_PROD}};
+    int size;
+    MPI_Comm_size(comm, &size);
+    cur_test = "large";
+    for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]) + 2; ci++) {
+        int random = ci >= sizeof(cases) / sizeof(cases[0]); /* float, double random sums */
+        const ty_t *t = find_ar_type(random ? (ci % 2 ? "double" : "float") : cases[ci].type);
+        size_t seg = opt_ring_seg / (size_t)t->size, maxc = opt_max_bytes / (size_t)t->size;
+        size_t counts[40];
+        int nc = 0;
+        counts[nc++] = 1;
+        counts[nc++] = (size_t)size - 1;
+        counts[nc++] = seg + 1;
+        for (size_t k = 1; k <= 3; k++) {
+            static const long d[] = {-1, 0, 1, 5};
+            for (int di = 0; di < 4; di++) {
+                long c = (long)(k * (size_t)size * seg) + d[di] * (di == 3 ? size + 1 : 1);
+                counts[nc++] = (size_t)c;
+            }
+        }
+        counts[nc++] = maxc - 1;
+        counts[nc++] = maxc;
+        for (int i = 0; i < nc; i++) {
+            size_t count = counts[i];
+            if (count < 1 || count > maxc) {
+                continue;
+            }
+            uint64_t tag = mktag(0x1a, (uint64_t)ci, count, (uint64_t)size, 0);
+            if (random) {
+                allreduce_float_random(comm, t, count, i % 2, tag, label);
+            } else {
+                allreduce_case(comm, t, &ops[cases[ci].k], count, i % 2, tag, label);
+            }
+        }
+    }
+}
+
 /* Float PROD with zeros: element i is zero at rank i % (size + 1) only (so
  * some elements have no zero), the other factors are +-1, 2 and 0.5, so
  * every product is exact and its sign (of zero too) does not depend on the
@@ -1761,9 +1813,10 @@ static void usage(void)
     if (world_rank == 0) {
         fprintf(stderr,
                 "usage: test_coll [--only barrier,bcast,allreduce,comm,stress,fallback,int8sum,\n"
-                "                         ulongminmax,sweep,all]\n"
+                "                         ulongminmax,sweep,large,all]\n"
                 "                 [--iters N] [--max-bytes B] [--seed S] [--stress-calls N]\n"
-                "                 [--dup-cycles N] [--light] [--any-order] [--sweep-min P]\n");
+                "                 [--dup-cycles N] [--light] [--any-order] [--sweep-min P]\n"
+                "                 [--ring-seg B]\n");
     }
 }
 
@@ -1781,6 +1834,7 @@ static int parse_sections(const char *s)
         else if (!strcmp(tok, "int8sum")) m |= S_INT8SUM;
         else if (!strcmp(tok, "ulongminmax")) m |= S_ULONG;
         else if (!strcmp(tok, "sweep")) m |= S_SWEEP;
+        else if (!strcmp(tok, "large")) m |= S_LARGE;
         else if (!strcmp(tok, "all")) m |= S_ALL;
         else {
             free(dup);
@@ -1822,6 +1876,10 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--light")) {
             opt_light = 1;
+        } else if (!strcmp(a, "--ring-seg") && v) {
+            opt_ring_seg = (size_t)strtoull(v, NULL, 0);
+            bad = opt_ring_seg < 1;
+            i++;
         } else if (!strcmp(a, "--any-order")) {
             opt_any_order = 1;
         } else if (!strcmp(a, "--sweep-min") && v) {
@@ -1845,11 +1903,12 @@ int main(int argc, char **argv)
     init_ops();
 
     double t0 = (double)now_ns();
-    enum { NSEC = 9 };
+    enum { NSEC = 10 };
     struct { int bit; const char *name; double secs; } sec[NSEC] = {
         {S_BARRIER, "barrier", 0}, {S_BCAST, "bcast", 0},       {S_ALLREDUCE, "allreduce", 0},
         {S_INT8SUM, "int8sum", 0}, {S_ULONG, "ulongminmax", 0}, {S_FALLBACK, "fallback", 0},
-        {S_COMM, "comm", 0},       {S_STRESS, "stress", 0},     {S_SWEEP, "sweep", 0}};
+        {S_COMM, "comm", 0},       {S_STRESS, "stress", 0},     {S_SWEEP, "sweep", 0},
+        {S_LARGE, "large", 0}};
     for (int s = 0; s < NSEC; s++) {
         if (!(opt_sections & sec[s].bit)) {
             continue;
@@ -1883,6 +1942,9 @@ int main(int argc, char **argv)
             break;
         case S_SWEEP:
             test_sweep();
+            break;
+        case S_LARGE:
+            test_large(MPI_COMM_WORLD, "world");
             break;
         }
         sec[s].secs = ((double)now_ns() - ts) / 1e9;
