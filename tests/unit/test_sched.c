@@ -817,6 +817,46 @@ static void check_nway_prefix_messages(int n)
 
 /* Simulate the adapted n-way allreduce on all ranks with the schedule's
  * peers, prefixes and last-round plan. */
+/* Plans and Bruck rounds near INT_MAX: no overflow, peers in range. */
+static void check_edge_large_allreduce(void)
+{
+    static const int sizes[] = {1 << 30, (1 << 30) + 1, INT_MAX - 1, INT_MAX};
+    static const int ns[] = {1, 2, 3, 5, 8, 64};
+    int to[64], from[64], nfull;
+
+    begin_case("edge_large_allreduce", INT_MAX, 0);
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
+        int P = sizes[s];
+        for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ++ni) {
+            int n = ns[ni], k = ref_rounds(P, n + 1);
+            coll_rdma_nway_plan_t plan;
+            if (0 == coll_rdma_nway_plan(P, n, &plan)) {
+                CHECK(plan.rounds == k && plan.width == ipow(n + 1, k - 1)
+                          && (long long) (plan.full + 1) * plan.width + plan.partial - plan.removal
+                                 == P,
+                      "size %d n %d: plan k=%d W=%d (%d,%d,%d)", P, n, plan.rounds, plan.width,
+                      plan.full, plan.partial, plan.removal);
+                int c = coll_rdma_nway_last_peers(&plan, P - 1, P, to, from);
+                for (int i = 0; i < c; ++i) {
+                    CHECK(to[i] >= 0 && to[i] < P && from[i] >= 0 && from[i] < P
+                              && to[i] != P - 1 && from[i] != P - 1,
+                          "size %d n %d: last peer %d/%d", P, n, to[i], from[i]);
+                }
+            }
+            for (int r = 0; r < k; ++r) {
+                int c = coll_rdma_bruck_round(P - 1, P, n, r, to, from, &nfull);
+                CHECK(c <= n && nfull <= c, "size %d n %d round %d: %d messages", P, n, r, c);
+                for (int i = 0; i < c; ++i) {
+                    CHECK(to[i] >= 0 && to[i] < P && from[i] >= 0 && from[i] < P
+                              && to[i] != P - 1 && from[i] != P - 1,
+                          "size %d n %d round %d: bad peer %d/%d", P, n, r, to[i], from[i]);
+                }
+            }
+        }
+    }
+    end_case();
+}
+
 static void check_nway_allreduce(int P, int n)
 {
     coll_rdma_nway_plan_t plan;
@@ -965,6 +1005,7 @@ int main(void)
 {
     check_edge_p1();
     check_edge_large();
+    check_edge_large_allreduce();
     for (int n = 1; n <= MAX_N; ++n) {
         begin_case("nway_prefix_messages", 0, n);
         check_nway_prefix_messages(n);
