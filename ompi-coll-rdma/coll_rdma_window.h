@@ -35,7 +35,6 @@
  *                    alternate in the region: the argument holds for any mix
  *                    of algorithms in which every output depends on every
  *                    input.
- *
  *   ring slots       allreduce_ring_slots slots of one segment, written only by
  *                    the left neighbour; ring message m (counted over every
  *                    ring call on this communicator, from 1) goes to slot
