@@ -26,7 +26,7 @@
 #                             inherit (component only; SKIP lines otherwise)
 #   allreduce-{nway,bruck}-npN, allreduce-{nway,bruck}-sweep-nK-np8 (every P
 #                             2..8 by split), *-stress-*, auto-sweep-np8,
-#                             allreduce-nway-not-adaptable-n1-np13
+#                             allreduce-nway-not-adaptable-n1-np14
 #   allreduce-ring-npN, allreduce-ring-seg256-npN, allreduce-ring-sweep-np8,
 #                             allreduce-ring-stress-np5, auto-large-1MiB-npN
 # About 3 minutes on an idle 2-core machine, plain or with the component.
@@ -203,11 +203,13 @@ case_ "allreduce-bruck-stress-np6" 6 avx-off "--mca coll_rdma_allreduce_algorith
 case_ "auto-sweep-np8" 8 avx-off "" "--only sweep" \
     "served:allreduce:nway served:allreduce:pairwise nofb"
 # (n, P) not adaptable: n = 1 at P = 13 (the smallest such P) runs Bruck and
-# counts it; P = 11 and 12 (partial sender and removal) stay n-way
-case_ "allreduce-nway-not-adaptable-n1-np13" 13 avx-off \
+# counts it; P = 11 (partial sender after two messages, own input removed),
+# 12 and 14 (removal of a two-rank prefix: the tail starts mid-round) stay
+# n-way
+case_ "allreduce-nway-not-adaptable-n1-np14" 14 avx-off \
     "--mca coll_rdma_allreduce_algorithm nway --mca coll_rdma_allreduce_nway_n 1" \
     "--only sweep --sweep-min 11 --any-order" \
-    "someserved:allreduce:nway served:allreduce:bruck served:allreduce:nway_not_adaptable nofb"
+    "someserved:allreduce:nway someserved:allreduce:bruck someserved:allreduce:nway_not_adaptable nofb"
 
 # 7b. segmented pipelined ring allreduce: forced at every np (one segment
 #     per block); small segments and two slots around block and segment
