@@ -29,7 +29,8 @@
 #                             allreduce-nway-not-adaptable-n1-np14
 #   allreduce-ring-npN, allreduce-ring-seg256-npN, allreduce-ring-sweep-np8,
 #                             allreduce-ring-stress-np5, auto-large-1MiB-npN
-# About 3 minutes on an idle 2-core machine, plain or with the component.
+# About 3 minutes on an idle 2-core machine, plain or with the component, plus
+# about 3 for the nway, bruck and ring allreduce cases (7a, 7b; one at np 14).
 #
 # Prints "PASS name" / "FAIL name (reason)" per case and finally
 # "N passed, M failed"; exits non-zero when M > 0.
