@@ -86,6 +86,9 @@ typedef struct coll_rdma_config {
     int allreduce_bruck_n;      /* ports of Bruck's n-port allreduce */
     size_t allreduce_max_bytes;
     size_t allreduce_read_max_bytes; /* largest allreduce by read (one node) */
+    size_t allreduce_short_max_bytes;   /* slot algorithms up to this; above it the ring */
+    size_t allreduce_ring_segment_bytes; /* bytes per ring message (slot payload) */
+    int allreduce_ring_slots;           /* ring slots per rank: segments in flight */
     size_t allgather_max_bytes; /* per rank's block */
     size_t alltoall_max_bytes;  /* per destination block */
     int reduce_radix;           /* k of the k-nomial reduce tree */
@@ -104,6 +107,8 @@ typedef struct mca_coll_rdma_component_t {
     uint64_t served_calls[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];
     uint64_t served_bytes[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];
     uint64_t fallback_calls[COLL_RDMA_NCOLLS][COLL_RDMA_NREASONS];
+    /* allreduce calls with nway forced that Bruck served: (n, P) not adaptable */
+    uint64_t allreduce_nway_not_adaptable;
 } mca_coll_rdma_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_rdma_component_t mca_coll_rdma_component;
@@ -175,9 +180,13 @@ int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool 
 /* all_direct: every rank maps every peer's window (agreed at set-up) */
 int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                            bool contiguous, bool all_direct, int *why);
+/*
+ * order_independent: coll_rdma_op_order_independent(op, dtype); all_direct:
+ * every rank maps every peer's window (agreed at set-up)
+ */
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                               bool contiguous_predefined, bool reducible_op, bool all_direct,
-                               int *why);
+                               bool contiguous_predefined, bool reducible_op,
+                               bool order_independent, bool all_direct, int *why);
 /*
  * block_bytes: one rank's block (allgather) or one destination's block
  * (alltoall), from the receive arguments, which MPI requires to have the
@@ -208,6 +217,16 @@ void coll_rdma_op_selftest(void);
 
 /** Whether coll/rdma reduces `op` on `dtype` itself (predefined, commutative). */
 bool coll_rdma_op_supported(ompi_op_t *op, ompi_datatype_t *dtype);
+
+/**
+ * Whether the result of `op` on `dtype` is the same bits in every order of
+ * combination: supported, and the type is an integer, logical or byte type
+ * (or a MINLOC/MAXLOC pair of integers).  False for every floating-point
+ * type, MIN and MAX included (signed zeros and NaNs).  Algorithms that
+ * combine in rank-dependent orders (nway, bruck) are chosen by `auto` only
+ * when this holds.
+ */
+bool coll_rdma_op_order_independent(ompi_op_t *op, ompi_datatype_t *dtype);
 
 /* ---- algorithms ------------------------------------------------------------ */
 
@@ -350,6 +369,53 @@ int coll_rdma_alltoall_direct(const void *sbuf, void *rbuf, size_t block,
  */
 int coll_rdma_reduce_knomial(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
                              ompi_op_t *op, int root, mca_coll_rdma_module_t *module,
+                             struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Allreduce by End's adapted n-way dissemination (End's thesis, seed 002
+ * section 2.9, Theorem 4.3 in the digest's (f, a, b) form; Hoefler et al.
+ * 2006 for the dissemination pattern), n = cfg->allreduce_nway_n:
+ * ceil(log_{n+1} P) rounds of at most n messages of the whole `bytes`.  In
+ * the last round one sender may send only a prefix of its window and the
+ * receiver may leave out a prefix of its own (recomputed by a second running
+ * reduction, never by an inverse op, so exact for floats and PROD with
+ * zeros).  Ranks combine in rank-dependent orders: results are identical on
+ * every rank only for order-independent (op, type) pairs
+ * (coll_rdma_op_order_independent()).  Same arguments and limits as
+ * coll_rdma_allreduce_ktree().  Returns OMPI_ERR_NOT_SUPPORTED, before any
+ * communication, when (n, P) is not adaptable (the decision layer picks
+ * Bruck there), else OMPI_SUCCESS or a transport error.
+ */
+int coll_rdma_allreduce_nway(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
+                             ompi_op_t *op, mca_coll_rdma_module_t *module,
+                             struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Allreduce by Bruck's n-port global combine (Bruck and Ho 1993; End's
+ * thesis, seed 002 section 2.10), n = cfg->allreduce_bruck_n: for every P,
+ * ceil(log_{n+1} P) rounds of at most n messages; every rank keeps two
+ * partial results (S0, and S1 = own input o S0).  Rank-dependent combining
+ * order, as coll_rdma_allreduce_nway().  Same arguments and limits as
+ * coll_rdma_allreduce_ktree(); returns OMPI_SUCCESS or a transport error.
+ */
+int coll_rdma_allreduce_bruck(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
+                              ompi_op_t *op, mca_coll_rdma_module_t *module,
+                              struct ompi_communicator_t *comm);
+
+/**
+ * MPI_Allreduce by the segmented pipelined ring (Iakymchuk et al., seed 004
+ * section IV-A, digest C.5): reduce-scatter then allgather, P-1 steps each,
+ * step s moving one block of about count/P elements to the right neighbour
+ * in segments of at most cfg->allreduce_ring_segment_bytes through
+ * cfg->allreduce_ring_slots slots with credits, so window memory does not
+ * grow with the message.  Block c is reduced once, along the ring from rank
+ * c to rank c-1 in that fixed order, and its bits are then copied around:
+ * identical results on every rank for every (op, type).  Same arguments as
+ * coll_rdma_allreduce_ktree(), bytes <= cfg->allreduce_max_bytes; returns
+ * OMPI_SUCCESS or a transport error.
+ */
+int coll_rdma_allreduce_ring(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
+                             ompi_op_t *op, mca_coll_rdma_module_t *module,
                              struct ompi_communicator_t *comm);
 
 END_C_DECLS

@@ -58,7 +58,10 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
         .allreduce_ktree_degree = 3,
         .allreduce_nway_n = 2,
         .allreduce_bruck_n = 2,
-        .allreduce_max_bytes = 16384,
+        .allreduce_max_bytes = 1 << 20,
+        .allreduce_short_max_bytes = 16384,
+        .allreduce_ring_segment_bytes = 32768,
+        .allreduce_ring_slots = 4,
         .allreduce_read_max_bytes = 32,
         .allgather_max_bytes = 4096, /* per block; the window caps it too (window_block_cap) */
         .alltoall_max_bytes = 4096,
@@ -197,22 +200,41 @@ static int rdma_register(void)
             "MPI_Allreduce algorithm: auto, fallback (previous component), ktree (Gupta's "
             "degree-k tree: reduce to rank 0, then the result down the same tree), pairwise "
             "(recursive doubling with a fold, one canonical operand order), nway (End's adapted "
-            "n-way dissemination), bruck (Bruck's n-port global combine), ring (segmented "
-            "pipelined ring: reduce-scatter then allgather), read (each rank reads every "
-            "contribution and combines them in rank order; one node only, up to "
-            "allreduce_read_max_bytes)");
+            "n-way dissemination; Bruck where (n, P) is not adaptable), bruck (Bruck's n-port "
+            "global combine), ring (segmented pipelined ring: reduce-scatter then allgather), "
+            "read (each rank reads every contribution and combines them in rank order; one node "
+            "only, up to allreduce_read_max_bytes). nway and bruck combine in rank-dependent "
+            "orders: auto uses them only for integer, logical and byte types; forced on "
+            "floating-point SUM or PROD they may give results that differ in the last bits "
+            "between ranks");
     reg_int("allreduce_ktree_degree",
             "Degree k of the allreduce tree (>= 1): a (k+1)-nomial tree, k children per node "
             "and round",
             OPAL_INFO_LVL_5, &cfg->allreduce_ktree_degree);
     reg_int("allreduce_nway_n",
-            "n of the adapted n-way dissemination allreduce (>= 1): peers per rank and round",
+            "n of the adapted n-way dissemination allreduce (>= 1): peers per rank and round. "
+            "Some (n, P) are not adaptable (n = 1: P = 13, 21, 25, ...; n = 2: P = 40, 41, "
+            "64, ...): there Bruck's algorithm with allreduce_bruck_n serves forced nway calls",
             OPAL_INFO_LVL_5, &cfg->allreduce_nway_n);
     reg_int("allreduce_bruck_n", "Ports n of Bruck's n-port allreduce (>= 1)", OPAL_INFO_LVL_5,
             &cfg->allreduce_bruck_n);
     reg_size("allreduce_max_bytes",
              "Largest MPI_Allreduce (bytes) that coll/rdma serves; larger ones fall back",
              &cfg->allreduce_max_bytes);
+    reg_size("allreduce_short_max_bytes",
+             "Largest MPI_Allreduce (bytes) served by ktree, pairwise, nway and bruck; each of "
+             "their window slots holds this many bytes (or allreduce_max_bytes if smaller). "
+             "Larger ones take the segmented ring under auto; a forced slot algorithm falls "
+             "back for them",
+             &cfg->allreduce_short_max_bytes);
+    reg_size("allreduce_ring_segment_bytes",
+             "Bytes per message of the segmented ring allreduce (>= 64): each ring slot holds "
+             "one segment",
+             &cfg->allreduce_ring_segment_bytes);
+    reg_int("allreduce_ring_slots",
+            "Ring allreduce slots per rank and communicator (>= 2): segments a rank may have "
+            "in flight to its right neighbour; the ring region is slots * segment bytes",
+            OPAL_INFO_LVL_6, &cfg->allreduce_ring_slots);
     reg_size("allreduce_read_max_bytes",
              "Largest MPI_Allreduce (bytes) served by read (auto picks it up to here on one node); "
              "each rank's window holds two slots of this size",
@@ -264,6 +286,14 @@ static int rdma_open(void)
     clamp("allreduce_ktree_degree", &cfg->allreduce_ktree_degree, 1, 63);
     clamp("allreduce_nway_n", &cfg->allreduce_nway_n, 1, 64);
     clamp("allreduce_bruck_n", &cfg->allreduce_bruck_n, 1, 64);
+    clamp("allreduce_ring_slots", &cfg->allreduce_ring_slots, 2, 1024);
+    if (cfg->allreduce_ring_segment_bytes < 64 || cfg->allreduce_ring_segment_bytes > (1u << 30)) {
+        size_t v = cfg->allreduce_ring_segment_bytes < 64 ? 64 : (size_t) 1 << 30;
+        mca_coll_rdma_output("warning: coll_rdma_allreduce_ring_segment_bytes = %zu is out of "
+                             "range [64, 2^30]; using %zu",
+                             cfg->allreduce_ring_segment_bytes, v);
+        cfg->allreduce_ring_segment_bytes = v;
+    }
     clamp("reduce_radix", &cfg->reduce_radix, 2, 64);
     clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
     clamp("window_setup_calls", &mca_coll_rdma_component.window_setup_calls, 0, 1 << 30);
@@ -295,6 +325,11 @@ static void print_statistics(void)
             mca_coll_rdma_output("%s fallback: calls=%llu%s", coll_names[coll],
                                  (unsigned long long) fallbacks, reasons);
         }
+    }
+    if (c->allreduce_nway_not_adaptable > 0) {
+        /* also counted above as "allreduce bruck" */
+        mca_coll_rdma_output("allreduce nway_not_adaptable: calls=%llu (served by bruck)",
+                             (unsigned long long) c->allreduce_nway_not_adaptable);
     }
 }
 

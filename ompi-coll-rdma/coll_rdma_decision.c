@@ -66,10 +66,13 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
 }
 
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                               bool contiguous_predefined, bool reducible_op, bool all_direct,
-                               int *why)
+                               bool contiguous_predefined, bool reducible_op,
+                               bool order_independent, bool all_direct, int *why)
 {
-    if (COLL_RDMA_ALG_FALLBACK == cfg->alg[COLL_RDMA_ALLREDUCE]) {
+    int forced = cfg->alg[COLL_RDMA_ALLREDUCE];
+    coll_rdma_nway_plan_t plan;
+
+    if (COLL_RDMA_ALG_FALLBACK == forced) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
     if (!contiguous_predefined) {
@@ -81,37 +84,63 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
     if (bytes > cfg->allreduce_max_bytes) {
         return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
-    if (COLL_RDMA_ALG_NWAY == cfg->alg[COLL_RDMA_ALLREDUCE]
-        || COLL_RDMA_ALG_BRUCK == cfg->alg[COLL_RDMA_ALLREDUCE]
-        || COLL_RDMA_ALG_RING == cfg->alg[COLL_RDMA_ALLREDUCE]) {
-        return fallback(why, COLL_RDMA_WHY_FORCED); /* not written yet */
+    if (COLL_RDMA_ALG_RING == forced) {
+        return COLL_RDMA_ALG_RING; /* any size: window memory is per segment */
     }
-    if (COLL_RDMA_ALG_READ == cfg->alg[COLL_RDMA_ALLREDUCE]) {
+    if (COLL_RDMA_ALG_READ == forced) {
         if (!all_direct) {
             return fallback(why, COLL_RDMA_WHY_WINDOW);
         }
-        if (bytes > cfg->allreduce_read_max_bytes) {
-            return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
-        }
+        return bytes > cfg->allreduce_read_max_bytes ? fallback(why, COLL_RDMA_WHY_TOO_LARGE)
+                                                     : COLL_RDMA_ALG_READ;
     }
-    if (COLL_RDMA_ALG_AUTO != cfg->alg[COLL_RDMA_ALLREDUCE]) {
-        return cfg->alg[COLL_RDMA_ALLREDUCE];
+    if (bytes > cfg->allreduce_short_max_bytes) {
+        /* beyond the slots of the other algorithms */
+        return COLL_RDMA_ALG_AUTO == forced ? COLL_RDMA_ALG_RING
+                                            : fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+    }
+    if (COLL_RDMA_ALG_NWAY == forced) {
+        /* not adaptable for this P: Bruck's combine works for every P */
+        return 0 == coll_rdma_nway_plan(comm_size, cfg->allreduce_nway_n, &plan)
+                   ? COLL_RDMA_ALG_NWAY
+                   : COLL_RDMA_ALG_BRUCK;
+    }
+    if (COLL_RDMA_ALG_AUTO != forced) {
+        return forced; /* forced nway and bruck even where the order shows */
     }
     if (all_direct && bytes <= cfg->allreduce_read_max_bytes) {
         return COLL_RDMA_ALG_READ;
     }
     /*
-     * Both give the same bits on every rank.  Pick the one with fewer
-     * dependent transfers: pairwise needs log2(p2) exchanges plus fold and
-     * back when P is not a power of two; the tree needs up and down,
-     * 2 * ceil(log_{k+1} P), and its parents send serially.  Ties go to
-     * pairwise.  (P = 3: tree 2 against pairwise 3; P = 2, 4, 8: pairwise.)
+     * Fewest dependent transfers: pairwise needs log2(p2) exchanges plus
+     * fold and back when P is not a power of two; the tree needs up and
+     * down, 2 * ceil(log_{k+1} P), and its parents send serially; n-way and
+     * Bruck need ceil(log_{n+1} P) rounds of up to n messages each.  n-way
+     * and Bruck combine in rank-dependent orders, so they compete only when
+     * the (op, type) pair gives the same bits in every order; pairwise and
+     * the tree compute one expression for all ranks.  Ties go to pairwise,
+     * then n-way, then Bruck (n-way reduces less).  (P = 3: tree 2 against
+     * pairwise 3; P = 2, 4, 8: pairwise.)
      */
     {
         int p2 = coll_rdma_pow2_floor(comm_size);
-        int pairwise = coll_rdma_pairwise_steps(comm_size) + (p2 < comm_size ? 2 : 0);
+        int best = COLL_RDMA_ALG_PAIRWISE;
+        int cost = coll_rdma_pairwise_steps(comm_size) + (p2 < comm_size ? 2 : 0);
         int tree = 2 * coll_rdma_sched_rounds(comm_size, cfg->allreduce_ktree_degree + 1);
-        return tree < pairwise ? COLL_RDMA_ALG_KTREE : COLL_RDMA_ALG_PAIRWISE;
+
+        if (order_independent) {
+            int nway = coll_rdma_sched_rounds(comm_size, cfg->allreduce_nway_n + 1);
+            int bruck = coll_rdma_sched_rounds(comm_size, cfg->allreduce_bruck_n + 1);
+            if (nway < cost && 0 == coll_rdma_nway_plan(comm_size, cfg->allreduce_nway_n, &plan)) {
+                best = COLL_RDMA_ALG_NWAY;
+                cost = nway;
+            }
+            if (bruck < cost) {
+                best = COLL_RDMA_ALG_BRUCK;
+                cost = bruck;
+            }
+        }
+        return tree < cost ? COLL_RDMA_ALG_KTREE : best;
     }
 }
 

@@ -32,6 +32,9 @@
     X(allreduce_read_max_bytes, allreduce_read_max_bytes)    \
     X(allreduce_nway_n, allreduce_nway_n)                    \
     X(allreduce_bruck_n, allreduce_bruck_n)                  \
+    X(allreduce_short_max_bytes, allreduce_short_max_bytes)  \
+    X(allreduce_ring_segment_bytes, allreduce_ring_segment_bytes) \
+    X(allreduce_ring_slots, allreduce_ring_slots)            \
     X(allgather_algorithm, alg[COLL_RDMA_ALLGATHER])         \
     X(allgather_max_bytes, allgather_max_bytes)              \
     X(alltoall_algorithm, alg[COLL_RDMA_ALLTOALL])           \
@@ -237,6 +240,15 @@ static inline void count_fallback(int coll, int why)
     count(&mca_coll_rdma_component.fallback_calls[coll][why], 1);
 }
 
+/* Forced nway on a (n, P) without a plan: Bruck served it. */
+static inline void count_nway_not_adaptable(int alg)
+{
+    if (COLL_RDMA_ALG_BRUCK == alg
+        && COLL_RDMA_ALG_NWAY == mca_coll_rdma_component.config.alg[COLL_RDMA_ALLREDUCE]) {
+        count(&mca_coll_rdma_component.allreduce_nway_not_adaptable, 1);
+    }
+}
+
 /* ---- entry points ------------------------------------------------------------ */
 
 static int rdma_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
@@ -301,9 +313,10 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
     if (window_ready(m, comm, &why)) {
         bool predefined = ompi_datatype_is_predefined(dtype)
                           && ompi_datatype_is_contiguous_memory_layout(dtype, count);
+        bool supported = predefined && coll_rdma_op_supported(op, dtype);
         alg = coll_rdma_decide_allreduce(&mca_coll_rdma_component.config, ompi_comm_size(comm),
-                                         bytes, predefined,
-                                         predefined && coll_rdma_op_supported(op, dtype),
+                                         bytes, predefined, supported,
+                                         supported && coll_rdma_op_order_independent(op, dtype),
                                          m->window->all_direct, &why);
     }
     if (COLL_RDMA_ALG_FALLBACK == alg) {
@@ -312,16 +325,24 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
                                      m->previous_allreduce_module);
     }
     count_served(COLL_RDMA_ALLREDUCE, alg, bytes);
+    count_nway_not_adaptable(alg);
     if (0 == bytes) {
         return OMPI_SUCCESS;
     }
-    if (COLL_RDMA_ALG_READ == alg) {
-        return coll_rdma_allreduce_read(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    }
-    if (COLL_RDMA_ALG_PAIRWISE == alg) {
+    switch (alg) {
+    case COLL_RDMA_ALG_PAIRWISE:
         return coll_rdma_allreduce_pairwise(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
+    case COLL_RDMA_ALG_NWAY:
+        return coll_rdma_allreduce_nway(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
+    case COLL_RDMA_ALG_BRUCK:
+        return coll_rdma_allreduce_bruck(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
+    case COLL_RDMA_ALG_RING:
+        return coll_rdma_allreduce_ring(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
+    case COLL_RDMA_ALG_READ:
+        return coll_rdma_allreduce_read(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
+    default:
+        return coll_rdma_allreduce_ktree(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
     }
-    return coll_rdma_allreduce_ktree(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
 }
 
 /*

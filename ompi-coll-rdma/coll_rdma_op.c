@@ -127,6 +127,48 @@ bool coll_rdma_op_supported(ompi_op_t *op, ompi_datatype_t *dtype)
            && ompi_datatype_is_predefined(dtype) && op_indices(op, dtype, &f, &t);
 }
 
+bool coll_rdma_op_order_independent(ompi_op_t *op, ompi_datatype_t *dtype)
+{
+    int f, t;
+
+    if (!coll_rdma_op_supported(op, dtype) || !op_indices(op, dtype, &f, &t)) {
+        return false;
+    }
+    /* Exact arithmetic: integers (wrapping), logical values, bytes, and the
+     * MINLOC/MAXLOC pairs of integers.  Not floating point, whatever the op:
+     * MIN and MAX keep one of two equal operands (-0.0 and +0.0) or a NaN by
+     * position, so even they depend on the order. */
+    switch (t) {
+    case OMPI_OP_BASE_TYPE_INT8_T:
+    case OMPI_OP_BASE_TYPE_UINT8_T:
+    case OMPI_OP_BASE_TYPE_INT16_T:
+    case OMPI_OP_BASE_TYPE_UINT16_T:
+    case OMPI_OP_BASE_TYPE_INT32_T:
+    case OMPI_OP_BASE_TYPE_UINT32_T:
+    case OMPI_OP_BASE_TYPE_INT64_T:
+    case OMPI_OP_BASE_TYPE_UINT64_T:
+    case OMPI_OP_BASE_TYPE_INTEGER:
+    case OMPI_OP_BASE_TYPE_INTEGER1:
+    case OMPI_OP_BASE_TYPE_INTEGER2:
+    case OMPI_OP_BASE_TYPE_INTEGER4:
+    case OMPI_OP_BASE_TYPE_INTEGER8:
+    case OMPI_OP_BASE_TYPE_INTEGER16:
+    case OMPI_OP_BASE_TYPE_LOGICAL:
+    case OMPI_OP_BASE_TYPE_BOOL:
+    case OMPI_OP_BASE_TYPE_BYTE:
+    case OMPI_OP_BASE_TYPE_2INTEGER:
+    case OMPI_OP_BASE_TYPE_LONG_INT:
+    case OMPI_OP_BASE_TYPE_2INT:
+    case OMPI_OP_BASE_TYPE_SHORT_INT:
+    case OMPI_OP_BASE_TYPE_LONG:
+    case OMPI_OP_BASE_TYPE_UNSIGNED_LONG:
+    case OMPI_OP_BASE_TYPE_WCHAR:
+        return true;
+    default:
+        return false;
+    }
+}
+
 void coll_rdma_op_reduce(ompi_op_t *op, const void *source, void *target, size_t count,
                          ompi_datatype_t *dtype)
 {

@@ -210,3 +210,120 @@ long coll_rdma_bruck_blocks_before(int size, int radix, int slot, bool alltoall)
     }
     return blocks;
 }
+
+/* ---- adapted n-way dissemination allreduce ---- */
+
+int coll_rdma_nway_prefix_messages(int n, int prefix)
+{
+    long long stride = 1;
+
+    if (1 == prefix) {
+        return 0;
+    }
+    /* (j+1)(n+1)^r for j = 1 .. n: the ranges of distinct r do not overlap */
+    for (int r = 0; stride * 2 <= prefix; ++r, stride *= n + 1) {
+        if (0 == prefix % stride && prefix / stride >= 2 && prefix / stride <= n + 1) {
+            return r * n + (int) (prefix / stride) - 1;
+        }
+    }
+    return -1;
+}
+
+/* Size of the prefix after t messages of rounds 0 .. k-2 (t = 0: own data). */
+static long long nway_prefix_size(int n, int t)
+{
+    long long stride = 1;
+
+    if (0 == t) {
+        return 1;
+    }
+    for (int r = 0; r < (t - 1) / n; ++r) {
+        stride *= n + 1;
+    }
+    return ((t - 1) % n + 2) * stride;
+}
+
+int coll_rdma_nway_plan(int size, int n, coll_rdma_nway_plan_t *plan)
+{
+    int rounds = coll_rdma_sched_rounds(size, n + 1);
+    int nprefix = (rounds - 1) * n + 1; /* prefixes: t = 0 .. (k-1)n messages */
+    long long width = 1;
+    int found = 0;
+
+    for (int r = 1; r < rounds; ++r) {
+        width *= n + 1;
+    }
+    /* every f and a in {0} and the prefixes below W; P = (f+1)W + a - b */
+    for (int f = 0; f <= n; ++f) {
+        for (int ta = -1; ta < nprefix; ++ta) {
+            long long a = ta < 0 ? 0 : nway_prefix_size(n, ta);
+            long long b = (f + 1) * width + a - size;
+            int msgs = f + (a > 0);
+            if (a >= width || (a > 0 && f + 1 > n) || b < 0 || b > width
+                || (b > 0 && coll_rdma_nway_prefix_messages(n, (int) b) < 0)) {
+                continue;
+            }
+            /* prefer no removal, then the smallest, then the fewest messages */
+            if (found
+                && ((plan->removal != 0) < (b != 0)
+                    || ((plan->removal != 0) == (b != 0)
+                        && (plan->removal < b
+                            || (plan->removal == b
+                                && plan->full + (plan->partial > 0) <= msgs))))) {
+                continue;
+            }
+            found = 1;
+            plan->rounds = rounds;
+            plan->width = (int) width;
+            plan->full = f;
+            plan->partial = (int) a;
+            plan->removal = (int) b;
+        }
+    }
+    return found ? 0 : -1;
+}
+
+int coll_rdma_nway_last_peers(const coll_rdma_nway_plan_t *plan, int rank, int size, int *to,
+                              int *from)
+{
+    int count = plan->full + (plan->partial > 0);
+
+    for (int i = 1; i <= count; ++i) {
+        long long dist = (long long) i * plan->width % size;
+        if (NULL != to) {
+            to[i - 1] = (int) ((rank + dist) % size);
+        }
+        if (NULL != from) {
+            from[i - 1] = (int) ((rank - dist + size) % size);
+        }
+    }
+    return count;
+}
+
+/* ---- Bruck's n-port global combine ---- */
+
+int coll_rdma_bruck_round(int rank, int size, int n, int round, int *to, int *from, int *nfull)
+{
+    int rounds = coll_rdma_sched_rounds(size, n + 1);
+    long long below = 1, c, digit;
+    int count = 0;
+
+    /* c = the digits above this round's, digit = this round's (MSB first) */
+    for (int r = round + 1; r < rounds; ++r) {
+        below *= n + 1;
+    }
+    c = (size - 1) / below / (n + 1);
+    digit = (size - 1) / below % (n + 1);
+    for (long long i = 1; i <= digit + (c > 0 ? n - digit : 0); ++i) {
+        long long dist = i <= digit ? i * (c + 1) : digit * (c + 1) + (i - digit) * c;
+        if (NULL != to) {
+            to[count] = (int) ((rank - dist % size + size) % size);
+        }
+        if (NULL != from) {
+            from[count] = (int) ((rank + dist) % size);
+        }
+        ++count;
+    }
+    *nfull = (int) digit;
+    return count;
+}

@@ -182,4 +182,87 @@ static inline int coll_rdma_ring_allgather_block(int rank, int size, int step)
     return ((rank - step) % size + size) % size;
 }
 
+/*
+ * ---- adapted n-way dissemination allreduce (End's thesis, seed 002 sections
+ *      2.9 and 8; Theorem 4.3 in the digest's equivalent (f, a, b) form) ----
+ *
+ * k = ceil(log_{n+1} P) rounds, W = (n+1)^(k-1).  Rounds 0 .. k-2 are the
+ * plain n-way rounds of coll_rdma_nway_peers(): every rank sends its whole
+ * accumulator to its n peers and combines the n messages it receives in the
+ * order j = 1 .. n.  After round k-2 the accumulator of rank p covers the W
+ * consecutive ranks p-W+1 .. p.  On the way it passes through prefixes of
+ * that window (the part nearest to p): own data (size 1), and after message
+ * j of round r the (j+1)(n+1)^r ranks p-(j+1)(n+1)^r+1 .. p.
+ *
+ * The last round follows the plan (f, a, b), P = (f+1) W + a - b:
+ *   - the full accumulator goes to rank + i*W for i = 1 .. f;
+ *   - if a > 0, the prefix of size a goes to rank + (f+1)*W;
+ *   - if b > 0, the receiver leaves out its own prefix of size b: its result
+ *     is every block it received after that prefix (a second running
+ *     reduction, the "tail"; never an inverse op) combined with the last
+ *     round's messages.
+ * P = (n+1)^k is the plan (n, 0, 0): the plain algorithm.  Some (n, P) have
+ * no plan (n = 1: 13, 21, 25, ...; n = 2: 40, 41, 64, ...); callers use
+ * Bruck's algorithm there.  Among the plans the one without removal is
+ * preferred, then the smallest removal, then the fewest last-round messages
+ * (the order of verify/nway_table.py).
+ */
+
+typedef struct coll_rdma_nway_plan {
+    int rounds;  /* k = ceil(log_{n+1} P) >= 1 */
+    int width;   /* W = (n+1)^(k-1): ranks in a window before the last round */
+    int full;    /* f: full accumulators sent in the last round, 0 .. n */
+    int partial; /* a: size of the prefix sent by the partial sender; 0: none */
+    int removal; /* b: size of the own prefix left out; 0: none */
+} coll_rdma_nway_plan_t;
+
+/**
+ * The last-round plan of the adapted n-way allreduce over `size` >= 2 ranks
+ * with n >= 1.  Returns 0 and fills *plan, or -1 when (n, size) is not
+ * adaptable.
+ */
+int coll_rdma_nway_plan(int size, int n, coll_rdma_nway_plan_t *plan);
+
+/**
+ * Number of received messages (of rounds 0 .. k-2, counted in combining
+ * order: round-major, j = 1 .. n) after which the accumulator is the prefix
+ * of `prefix` ranks: 0 for prefix 1 (own data), r*n + j for (j+1)(n+1)^r.
+ * -1 when no prefix has that size.
+ */
+int coll_rdma_nway_prefix_messages(int n, int prefix);
+
+/**
+ * Last-round peers of `rank` under `plan`: to[i-1] = rank + i*W receives
+ * from us, from[i-1] = rank - i*W sends to us (mod size), i = 1 .. f, then
+ * f+1 for the partial message when a > 0.  Returns the count, f + (a > 0).
+ * Message i uses flag slot coll_rdma_nway_slot(n, k-1, i); every slot of
+ * the allreduce is below k * min(n, size-1).  Either array may be NULL.
+ */
+int coll_rdma_nway_last_peers(const coll_rdma_nway_plan_t *plan, int rank, int size, int *to,
+                              int *from);
+
+/*
+ * ---- Bruck's n-port global combine (Bruck and Ho 1993; End's thesis, seed
+ *      002 section 2.10) ----
+ *
+ * The digits alpha_{k-1} .. alpha_0 of P-1 in base n+1, most significant
+ * first, give k = ceil(log_{n+1} P) rounds.  Every rank p keeps S0 (the
+ * ranks p+1 .. p+c) and S1 = x_p o S0 (p .. p+c); c = 0 and S0 empty at the
+ * start.  In the round of digit alpha, p sends S1 to p - i(c+1) for
+ * i = 1 .. alpha and, when c > 0, S0 to p - alpha(c+1) - i*c for
+ * i = 1 .. n - alpha; it receives the same kinds from the mirrored peers,
+ * S0 = S0 o (everything received), S1 = x_p o S0, c = (n+1)c + alpha.  After
+ * the last round c = P-1 and S1 is the result.
+ */
+
+/**
+ * Round `round` (0 .. k-1) of Bruck's combine for `rank`: to[i] receives our
+ * i-th message of the round, from[i] sends us its i-th (in both, S1 messages
+ * first, then S0 messages); *nfull = alpha = the number of S1 messages.
+ * Returns the number of messages (<= min(n, size-1)).  Message i uses flag
+ * slot coll_rdma_nway_slot(n, round, i+1), below k * min(n, size-1) as for
+ * the n-way allreduce.  Either array may be NULL.
+ */
+int coll_rdma_bruck_round(int rank, int size, int n, int round, int *to, int *from, int *nfull);
+
 #endif /* COLL_RDMA_SCHED_H */

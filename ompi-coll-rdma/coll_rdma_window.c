@@ -157,12 +157,18 @@ static size_t layout_block_regions(coll_rdma_window_t *win, const coll_rdma_conf
     return off;
 }
 
+int coll_rdma_window_diss_slots(int comm_size, int n)
+{
+    return coll_rdma_sched_rounds(comm_size, n + 1) * (n < comm_size - 1 ? n : comm_size - 1);
+}
+
 coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int comm_size, int rank)
 {
     coll_rdma_window_t *win = calloc(1, sizeof(*win));
     int n = cfg->barrier_nway_n;
     int ar_radix = cfg->allreduce_ktree_degree + 1;
     int rc = OMPI_ERR_OUT_OF_RESOURCE;
+    int diss;
     size_t off = 0;
 
     if (NULL == win) {
@@ -178,12 +184,26 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     win->off_bcast = add_region(win, &off, win->bcast_slots, win->bcast_slot_size);
     win->off_consumed = add_region(win, &off, 1, COLL_RDMA_LINE);
     win->off_bcast_read = add_region(win, &off, win->bcast_slots, win->bcast_slot_size);
-    win->ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_max_bytes);
+    /* the slot algorithms serve up to the smaller of the two limits */
+    win->ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER
+                                   + (cfg->allreduce_short_max_bytes < cfg->allreduce_max_bytes
+                                          ? cfg->allreduce_short_max_bytes
+                                          : cfg->allreduce_max_bytes));
     win->off_ar_up = add_region(win, &off, coll_rdma_knomial_max_children(comm_size, ar_radix),
                                 win->ar_slot_size);
     win->off_ar_down = add_region(win, &off, 1, win->ar_slot_size);
     win->off_pw = add_region(win, &off, 2 + 2 * coll_rdma_pairwise_steps(comm_size),
                              win->ar_slot_size);
+    diss = coll_rdma_window_diss_slots(comm_size, cfg->allreduce_nway_n);
+    if (coll_rdma_window_diss_slots(comm_size, cfg->allreduce_bruck_n) > diss) {
+        diss = coll_rdma_window_diss_slots(comm_size, cfg->allreduce_bruck_n);
+    }
+    win->off_ar_diss = add_region(win, &off, 2 * diss, win->ar_slot_size);
+    win->ring_segment_bytes = cfg->allreduce_ring_segment_bytes;
+    win->ring_slot_size = line_round(COLL_RDMA_SLOT_HEADER + win->ring_segment_bytes);
+    win->ring_slots = cfg->allreduce_ring_slots;
+    win->off_ring = add_region(win, &off, win->ring_slots, win->ring_slot_size);
+    win->off_ring_ack = add_region(win, &off, 1, COLL_RDMA_LINE);
     win->off_read_barrier = add_region(win, &off, 1, COLL_RDMA_LINE);
     win->read_ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_read_max_bytes);
     win->off_read_ar = add_region(win, &off, 2, win->read_ar_slot_size);
@@ -193,6 +213,10 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     win->peers = calloc(comm_size, sizeof(*win->peers));
     win->credit = calloc(comm_size, sizeof(*win->credit));
     win->reduce_credit = calloc(comm_size, sizeof(*win->reduce_credit));
+    /* allreduce (n-way tail, Bruck's S0): two slot payloads */
+    if (win->scratch_size < 2 * (win->ar_slot_size - COLL_RDMA_SLOT_HEADER)) {
+        win->scratch_size = 2 * (win->ar_slot_size - COLL_RDMA_SLOT_HEADER);
+    }
     win->scratch = malloc(win->scratch_size > 0 ? win->scratch_size : 1);
     if (NULL != win->peers && NULL != win->credit && NULL != win->reduce_credit
         && NULL != win->scratch && win->nregions <= COLL_RDMA_MAX_REGIONS) {

@@ -66,6 +66,29 @@
  *   reduce consumed  one line: the last reduce instance this rank consumed
  *   barrier pairwise fold flag, back flag, one flag per exchange step; flags
  *                    only grow (as the n-way barrier's)
+ *   dissemination    allreduce by n-way dissemination or Bruck: one slot per
+ *                    (round, message) of the larger of the two schedules,
+ *                    rounds * min(n, P-1), twice (instance parity).  The slot
+ *                    (round, j) is written by one fixed peer per instance.
+ *                    Reuse: the writer of instance i+2 has finished instance
+ *                    i+1, whose result depends on this rank's input to i+1,
+ *                    which this rank gives only after it finished reading
+ *                    every slot of instance i.  nway and bruck calls may
+ *                    alternate in the region: the argument holds for any mix
+ *                    of algorithms in which every output depends on every
+ *                    input.
+ *   ring slots       allreduce_ring_slots slots of one segment, written only by
+ *                    the left neighbour; ring message m (counted over every
+ *                    ring call on this communicator, from 1) goes to slot
+ *                    m % slots with sequence word m.  Reuse by credits: the
+ *                    sender writes m only after the ack line says message
+ *                    m - slots was consumed.
+ *   ring ack         one line, written only by the right neighbour: how many
+ *                    ring messages from us it has consumed.
+ *
+ * Not in the registered region: `scratch`, two local buffers of one
+ * allreduce payload each (the n-way removal "tail"; Bruck's S0 and the copy
+ * of an in-place input).
  */
 #ifndef COLL_RDMA_WINDOW_H
 #define COLL_RDMA_WINDOW_H
@@ -144,7 +167,17 @@ typedef struct coll_rdma_window {
     size_t off_reduce_consumed;
     uint64_t *reduce_credit; /* last reduce "consumed" value read from each peer */
     size_t off_bar_pw;
-    char *scratch;           /* local only (never written by peers) */
+    size_t off_ar_diss;      /* dissemination slots, ar_slot_size each */
+    size_t off_ring;         /* ring slots, ring_slot_size each */
+    size_t ring_slot_size;
+    size_t ring_segment_bytes; /* payload of a ring slot */
+    int ring_slots;
+    size_t off_ring_ack;
+    uint64_t ring_sent;      /* ring messages sent to the right neighbour, all calls */
+    uint64_t ring_received;  /* ring messages consumed from the left neighbour */
+    char *scratch;           /* local only (never written by peers): the largest need of
+                              * allgather/alltoall/reduce, and of allreduce (2 * (ar_slot_size
+                              * - header): n-way tail, Bruck's S0) */
     size_t scratch_size;
     coll_rdma_region_t regions[COLL_RDMA_MAX_REGIONS]; /* every sequence-word region, for zeroing */
     int nregions;
@@ -283,6 +316,24 @@ static inline size_t coll_rdma_bar_pw_slot(const coll_rdma_window_t *win, int i)
 {
     return win->off_bar_pw + (size_t) i * COLL_RDMA_LINE;
 }
+
+/**
+ * Offset of dissemination allreduce slot index `i` (coll_rdma_nway_slot()
+ * of the n-way or Bruck schedule) for instance `seq` (parity).
+ */
+static inline size_t coll_rdma_ar_diss_slot(const coll_rdma_window_t *win, int i, uint64_t seq)
+{
+    return win->off_ar_diss + (size_t) (2 * i + (int) (seq & 1)) * win->ar_slot_size;
+}
+
+/** Offset of the ring slot of ring message `m`. */
+static inline size_t coll_rdma_ring_slot(const coll_rdma_window_t *win, uint64_t m)
+{
+    return win->off_ring + (size_t) (m % (uint64_t) win->ring_slots) * win->ring_slot_size;
+}
+
+/** Slots per parity of the dissemination region: rounds * min(n, P-1). */
+int coll_rdma_window_diss_slots(int comm_size, int n);
 
 /**
  * Write `bytes` from `src` into `peer`'s slot at `off`, then its sequence

@@ -32,7 +32,12 @@
 #   reduce-knomial-radixK, mix-*, issue3-*   radix sweep, thousands of
 #                             back-to-back calls with random delays, the put
 #                             path (UCX_TLS=tcp,self), forced fallback, defaults
-# About 3 minutes on an idle 2-core machine, plain or with the component.
+#   allreduce-{nway,bruck}-npN, allreduce-{nway,bruck}-sweep-nK-np8 (every P
+#                             2..8 by split), *-stress-*, auto-sweep-np8,
+#                             allreduce-nway-not-adaptable-n1-np14
+#   allreduce-ring-npN, allreduce-ring-seg256-npN, allreduce-ring-sweep-np8,
+#                             allreduce-ring-stress-np5, auto-large-1MiB-npN
+# About 8 minutes on an idle 2-core machine, plain or with the component.
 #
 # Prints "PASS name" / "FAIL name (reason)" per case and finally
 # "N passed, M failed"; exits non-zero when M > 0.
@@ -102,15 +107,19 @@ case_() {
 ALL_NP="1 2 3 4 5 7 8"
 # Where all windows are mapped (one node: every run here) auto picks read
 # for barrier, bcast and small allreduce; larger allreduces by communicator
-# size (docs/design.md)
-AUTO_AR="(read|ktree|pairwise)"
+# size and, for nway and bruck, by the (op, type) pair (docs/design.md)
+AUTO_AR="(read|ktree|pairwise|nway|bruck)"
 SERVED_ALL="served:barrier:read served:bcast:read served:allreduce:$AUTO_AR"
 FORCE_FB="--mca coll_rdma_barrier_algorithm fallback --mca coll_rdma_bcast_algorithm fallback --mca coll_rdma_allreduce_algorithm fallback --mca coll_rdma_allgather_algorithm fallback --mca coll_rdma_alltoall_algorithm fallback --mca coll_rdma_reduce_algorithm fallback"
 
 # 1. default configuration (auto) at every np: all single-communicator sections
+#    (float sums bitwise identical on every rank; integer types take n-way
+#    where it needs fewer rounds: np 3 and 5..8 with n = 2)
 for np in $ALL_NP; do
+    nway_check=
+    case $np in 3 | 5 | 6 | 7 | 8) nway_check="served:allreduce:nway" ;; esac
     case_ "auto-basic-np$np" "$np" avx-off "" \
-        "--only barrier,bcast,allreduce,fallback --iters 1" "$SERVED_ALL fb:op"
+        "--only barrier,bcast,allreduce,fallback --iters 1" "$SERVED_ALL fb:op $nway_check"
 done
 
 # 2. each algorithm forced, default radix, every np
@@ -180,7 +189,7 @@ case_ "fallback-forced-comm-np4" 4 avx-off "$FORCE_FB" "--only comm --dup-cycles
 
 # 6. thresholds: above them (fallback too_large) and small ones that mix
 #    served and fallback calls in one stream
-case_ "above-thresholds-np4" 4 avx-off "--mca coll_rdma_bcast_max_bytes 16384" \
+case_ "above-thresholds-np4" 4 avx-off "--mca coll_rdma_bcast_max_bytes 16384 --mca coll_rdma_allreduce_max_bytes 16384" \
     "--only bcast,allreduce --light --iters 1 --max-bytes 65536" \
     "served:bcast:read served:allreduce:$AUTO_AR fb:too_large"
 case_ "small-thresholds-stress-np4" 4 avx-off \
@@ -244,6 +253,71 @@ case_ "issue3-put-path-ring-direct-np3" 3 avx-off \
 case_ "issue3-fallback-forced-np5" 5 avx-off "$FORCE_FB" \
     "--only allgather,alltoall,reduce,mix --iters 1 --light --stress-calls 2000" \
     "none fb:allgather:forced fb:alltoall:forced fb:reduce:forced"
+
+# 7a. allreduce by n-way dissemination and Bruck (rank-dependent combining
+#     order: float sums are checked against the reference, not for identical
+#     bits, --any-order).  Forced at every np; every n in 1..5 for every P in
+#     2..8 by the sweep section (one mpirun per n: sub-communicators of
+#     every size by MPI_Comm_split); back to back with delays in the stress
+#     section; auto at every P 2..8 with bitwise identical float sums.
+for np in $ALL_NP; do
+    case_ "allreduce-nway-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm nway" \
+        "--only allreduce --light --any-order" "served:allreduce:nway"
+    case_ "allreduce-bruck-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm bruck" \
+        "--only allreduce --light --any-order" "served:allreduce:bruck"
+done
+for n in 1 2 3 4 5; do
+    case_ "allreduce-nway-sweep-n$n-np8" 8 avx-off \
+        "--mca coll_rdma_allreduce_algorithm nway --mca coll_rdma_allreduce_nway_n $n" \
+        "--only sweep --any-order" "served:allreduce:nway nofb"
+    case_ "allreduce-bruck-sweep-n$n-np8" 8 avx-off \
+        "--mca coll_rdma_allreduce_algorithm bruck --mca coll_rdma_allreduce_bruck_n $n" \
+        "--only sweep --any-order" "served:allreduce:bruck nofb"
+done
+# n = 1 at P = 7 removes the own input (b = 1); in the stress mix
+case_ "allreduce-nway-n1-stress-np7" 7 avx-off \
+    "--mca coll_rdma_allreduce_algorithm nway --mca coll_rdma_allreduce_nway_n 1" \
+    "--only stress --stress-calls 3000" "served:allreduce:nway"
+case_ "allreduce-bruck-stress-np6" 6 avx-off "--mca coll_rdma_allreduce_algorithm bruck" \
+    "--only stress --stress-calls 3000" "served:allreduce:bruck"
+case_ "auto-sweep-np8" 8 avx-off "" "--only sweep" \
+    "served:allreduce:nway served:allreduce:pairwise nofb"
+# (n, P) not adaptable: n = 1 at P = 13 (the smallest such P) runs Bruck and
+# counts it; P = 11 (partial sender after two messages, own input removed),
+# 12 and 14 (removal of a two-rank prefix: the tail starts mid-round) stay
+# n-way
+case_ "allreduce-nway-not-adaptable-n1-np14" 14 avx-off \
+    "--mca coll_rdma_allreduce_algorithm nway --mca coll_rdma_allreduce_nway_n 1" \
+    "--only sweep --sweep-min 11 --any-order" \
+    "someserved:allreduce:nway someserved:allreduce:bruck someserved:allreduce:nway_not_adaptable nofb"
+
+# 7b. segmented pipelined ring allreduce: forced at every np (one segment
+#     per block); small segments and two slots around block and segment
+#     boundaries, counts not divisible by P, fewer elements than ranks; every
+#     P 2..8 by the sweep; stress; auto above allreduce_short_max_bytes up
+#     to 1 MiB.  The ring gives identical bits on every rank: no --any-order.
+for np in $ALL_NP; do
+    case_ "allreduce-ring-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm ring" \
+        "--only allreduce --light" "served:allreduce:ring"
+done
+for np in 3 5 8; do
+    case_ "allreduce-ring-seg256-np$np" "$np" avx-off \
+        "--mca coll_rdma_allreduce_algorithm ring --mca coll_rdma_allreduce_ring_segment_bytes 256 --mca coll_rdma_allreduce_ring_slots 2" \
+        "--only large --ring-seg 256 --max-bytes 32768" "served:allreduce:ring nofb"
+done
+case_ "allreduce-ring-sweep-np8" 8 avx-off \
+    "--mca coll_rdma_allreduce_algorithm ring --mca coll_rdma_allreduce_ring_segment_bytes 512" \
+    "--only sweep" "served:allreduce:ring nofb"
+case_ "allreduce-ring-stress-np5" 5 avx-off \
+    "--mca coll_rdma_allreduce_algorithm ring --mca coll_rdma_allreduce_ring_segment_bytes 128 --mca coll_rdma_allreduce_ring_slots 3" \
+    "--only stress --stress-calls 3000" "served:allreduce:ring"
+# a forced slot algorithm does not serve above allreduce_short_max_bytes
+case_ "allreduce-ktree-above-short-np4" 4 avx-off "--mca coll_rdma_allreduce_algorithm ktree" \
+    "--only large --max-bytes 65536 --ring-seg 65536" "served:allreduce:ktree fb:too_large"
+for np in 4 7; do
+    case_ "auto-large-1MiB-np$np" "$np" avx-off "" \
+        "--only large --max-bytes 1048576 --ring-seg 1048576" "served:allreduce:ring nofb"
+done
 
 # 7. MPI_THREAD_MULTIPLE: threads running collectives on distinct
 #    communicators at once, and one creating and freeing communicators

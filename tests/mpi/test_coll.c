@@ -18,16 +18,25 @@
  * or MPI_Gather, which coll/rdma does not serve.
  *
  * Usage: test_coll [--only LIST] [--iters N] [--max-bytes B] [--seed S]
- *                  [--stress-calls N] [--dup-cycles N] [--light]
+ *                  [--stress-calls N] [--dup-cycles N] [--light] [--any-order]
+ *                  [--sweep-min P] [--ring-seg B]
  *   LIST: comma separated from barrier, bcast, allreduce, allgather,
  *         alltoall, reduce, mix, comm, stress, fallback, int8sum, ulongminmax,
- *         all (default all = everything but ulongminmax, which plain Open MPI
- *         4.1.4 always fails).  allgather and alltoall use blocks up to
- *         --max-bytes; mix: thousands of back-to-back allgather, alltoall,
- *         reduce (and barrier) calls with random delays on world, a dup and
- *         a split.
+ *         sweep, large, all (default all = everything but ulongminmax, which
+ *         plain Open MPI 4.1.4 always fails, sweep and large).  allgather and
+ *         alltoall use blocks up to --max-bytes; mix: thousands of
+ *         back-to-back allgather, alltoall, reduce (and barrier) calls with
+ *         random delays on world, a dup and a split.
  *   --light: fewer types/ops/counts in the world bcast and allreduce
  *         sections (what the comm section always uses), for radix sweeps.
+ *   --any-order: the allreduce under test combines in rank-dependent orders
+ *         (nway, bruck forced): non-exact float sums are checked against the
+ *         reference only, not for identical bits on every rank.
+ *   sweep: the allreduce on sub-communicators of every size --sweep-min
+ *         (default 2) .. np, made by MPI_Comm_split.
+ *   large: allreduces up to --max-bytes at counts around the block and
+ *         segment boundaries of a ring with --ring-seg B bytes per segment
+ *         (default 32768).
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -57,6 +66,8 @@ enum {
     S_ALLTOALL = 1 << 9,
     S_REDUCE = 1 << 10,
     S_MIX = 1 << 11,
+    S_SWEEP = 1 << 12, /* not in "all": the allreduce on every size 2..np by split */
+    S_LARGE = 1 << 13, /* not in "all": large allreduces around ring segment boundaries */
     S_ALL = 0x7f | S_ALLGATHER | S_ALLTOALL | S_REDUCE | S_MIX
 };
 
@@ -67,6 +78,9 @@ static uint64_t opt_seed = 0x5eed2024;
 static long opt_stress_calls = 20000;
 static long opt_dup_cycles = 1000;
 static int opt_light = 0; /* fewer counts/types/ops in bcast and allreduce */
+static int opt_any_order = 0; /* float sums may differ in the last bits between ranks */
+static int opt_sweep_min = 2; /* smallest communicator of the sweep section */
+static size_t opt_ring_seg = 32768; /* ring segment bytes the large section aims at */
 
 static int world_rank, world_size;
 static const char *cur_test = "init";
@@ -849,7 +863,7 @@ static void allreduce_float_random(MPI_Comm comm, const ty_t *t, size_t count, i
     char *all = xmalloc(nbytes * (size_t)size + 1);
     gather_p2p(rbuf, nbytes, all, comm);
     report_t rp = {desc, 0};
-    for (int r = 0; r < size; r++) {
+    for (int r = 0; r < size && !opt_any_order; r++) {
         if (memcmp(all + (size_t)r * nbytes, all, nbytes) != 0) {
             for (size_t i = 0; i < count; i++) {
                 double a = load_flt(t, all, i), b = load_flt(t, all + (size_t)r * nbytes, i);
@@ -1428,6 +1442,161 @@ static void quick_allreduce(MPI_Comm comm, uint64_t tag, const char *label)
     const ty_t *t = find_ar_type(tn[tag % 4]);
     size_t count = 1 + (size_t)(tag % 37);
     allreduce_case(comm, t, &ops[O_SUM], count, (int)((tag >> 8) & 1), tag, label);
+}
+
+/* Large allreduces (up to --max-bytes) at counts around the ring's block
+ * and segment boundaries for --ring-seg bytes per segment: k*P segments
+ * +-1 element, counts not divisible by P, fewer elements than ranks, and
+ * the largest count.  Exact checks for integer and exact float inputs, and
+ * non-exact float sums with identical bits on every rank (unless
+ * --any-order). */
+static void test_large(MPI_Comm comm, const char *label)
+{
+    static const struct { const char *type; opk_t k; } cases[] = {
+        {"uint8", O_SUM}, {"int32", O_MAX}, {"int32", O_BXOR}, {"int64", O_SUM},
+        {"double", O_SUM}, {"float", O_PROD}, {"uint16", O_PROD}};
+    int size;
+    MPI_Comm_size(comm, &size);
+    cur_test = "large";
+    for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]) + 2; ci++) {
+        int random = ci >= sizeof(cases) / sizeof(cases[0]); /* float, double random sums */
+        const ty_t *t = find_ar_type(random ? (ci % 2 ? "double" : "float") : cases[ci].type);
+        size_t seg = opt_ring_seg / (size_t)t->size, maxc = opt_max_bytes / (size_t)t->size;
+        size_t counts[40];
+        int nc = 0;
+        counts[nc++] = 1;
+        counts[nc++] = (size_t)size - 1;
+        counts[nc++] = seg + 1;
+        for (size_t k = 1; k <= 3; k++) {
+            static const long d[] = {-1, 0, 1, 5};
+            for (int di = 0; di < 4; di++) {
+                long c = (long)(k * (size_t)size * seg) + d[di] * (di == 3 ? size + 1 : 1);
+                counts[nc++] = (size_t)c;
+            }
+        }
+        counts[nc++] = maxc - 1;
+        counts[nc++] = maxc;
+        for (int i = 0; i < nc; i++) {
+            size_t count = counts[i];
+            if (count < 1 || count > maxc) {
+                continue;
+            }
+            uint64_t tag = mktag(0x1a, (uint64_t)ci, count, (uint64_t)size, 0);
+            if (random) {
+                allreduce_float_random(comm, t, count, i % 2, tag, label);
+            } else {
+                allreduce_case(comm, t, &ops[cases[ci].k], count, i % 2, tag, label);
+            }
+        }
+    }
+}
+
+/* Float PROD with zeros: element i is zero at rank i % (size + 1) only (so
+ * some elements have no zero), the other factors are +-1, 2 and 0.5, so
+ * every product is exact and its sign (of zero too) does not depend on the
+ * order.  Bitwise against the local product. */
+static void allreduce_prod_zeros(MPI_Comm comm, const ty_t *t, size_t count, int inplace,
+                                 uint64_t tag, const char *label)
+{
+    static const double f[4] = {1.0, 2.0, -1.0, 0.5};
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    size_t nbytes = count * (size_t)t->size;
+    char *sbuf = xmalloc(nbytes + 1), *rbuf = xmalloc(nbytes + 1), *want = xmalloc(nbytes + 1);
+    for (size_t i = 0; i < count; i++) {
+        double p = 1.0;
+        for (int r = 0; r < size; r++) {
+            double x = i % (size_t)(size + 1) == (size_t)r ? 0.0 : f[hash3(tag, (uint64_t)r, i) % 4];
+            p *= x;
+            if (r == rank) {
+                store_elem(t, inplace ? rbuf : sbuf, i, 0, x);
+            }
+        }
+        store_elem(t, want, i, 0, p);
+    }
+    MPI_CHECK(MPI_Allreduce(inplace ? MPI_IN_PLACE : sbuf, rbuf, (int)count, t->dt, MPI_PROD, comm));
+    n_allreduce++;
+    char desc[200];
+    snprintf(desc, sizeof(desc), "%s allreduce zeros %s PROD count %zu%s", label, t->name, count,
+             inplace ? " in_place" : "");
+    report_t rp = {desc, 0};
+    for (size_t i = 0; i < count; i++) {
+        if (memcmp(rbuf + i * (size_t)t->size, want + i * (size_t)t->size, (size_t)t->size)) {
+            char es[64], gs[64];
+            snprintf(es, sizeof(es), "%g", load_flt(t, want, i));
+            snprintf(gs, sizeof(gs), "%g", load_flt(t, rbuf, i));
+            report_bad(&rp, i, es, gs);
+        }
+    }
+    report_end(&rp);
+    free(want);
+    free(sbuf);
+    free(rbuf);
+}
+
+/* The allreduce on communicators of every size from --sweep-min to np
+ * (ranks 0 .. P-1 of world, split), so one mpirun covers every P: every
+ * valid (type, op) pair at a few counts (in-place alternating), float
+ * random sums (identical bits unless --any-order) and float PROD with
+ * zeros, then back-to-back calls with random delays. */
+static void test_sweep(void)
+{
+    static const size_t base_counts[] = {1, 2, 7, 64, 1001};
+    char label[96];
+    cur_test = "sweep";
+    for (int P = opt_sweep_min; P <= world_size; P++) {
+        MPI_Comm sub;
+        MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, world_rank < P ? 0 : MPI_UNDEFINED, world_rank, &sub));
+        if (sub == MPI_COMM_NULL) {
+            continue;
+        }
+        snprintf(label, sizeof(label), "sweep P=%d", P);
+        for (int ti = 0; ti < n_ar_general; ti++) {
+            const ty_t *t = &ar_types[ti];
+            for (int oi = 0; oi < NOPS; oi++) {
+                if (!op_valid(t, ops[oi].k)) {
+                    continue;
+                }
+                for (size_t ci = 0; ci < sizeof(base_counts) / sizeof(base_counts[0]); ci++) {
+                    size_t count = base_counts[ci];
+                    int ip = (int)((ci + (size_t)oi + (size_t)ti) % 2);
+                    if (count * (size_t)t->size > opt_max_bytes) {
+                        count = opt_max_bytes / (size_t)t->size;
+                    }
+                    allreduce_case(sub, t, &ops[oi],
+                                   count, ip, mktag(0x5e, (uint64_t)P, (uint64_t)ti * 16 + (uint64_t)oi, count, (uint64_t)ip),
+                                   label);
+                }
+            }
+        }
+        for (int ti = 0; ti < n_ar_main; ti++) {
+            const ty_t *t = &ar_types[ti];
+            if (t->kind != K_FLT && t->kind != K_DBL) {
+                continue;
+            }
+            for (size_t ci = 0; ci < sizeof(base_counts) / sizeof(base_counts[0]); ci++) {
+                size_t count = base_counts[ci];
+                if (count * (size_t)t->size > opt_max_bytes) {
+                    count = opt_max_bytes / (size_t)t->size;
+                }
+                allreduce_float_random(sub, t, count, (int)(ci % 2),
+                                       mktag(0x5f, (uint64_t)P, (uint64_t)ti, count, 0), label);
+                allreduce_prod_zeros(sub, t, count, (int)((ci + 1) % 2),
+                                     mktag(0x50, (uint64_t)P, (uint64_t)ti, count, 0), label);
+            }
+        }
+        /* back to back, random delays on random ranks */
+        rng_t mine = {mix64(opt_seed ^ (0x5eedULL + (uint64_t)world_rank)) | 1};
+        for (int i = 0; i < 200; i++) {
+            if (rng_below(&mine, 3) == 0) {
+                spin_ns((int64_t)rng_below(&mine, 30001));
+            }
+            snprintf(label, sizeof(label), "sweep P=%d back-to-back %d", P, i);
+            quick_allreduce(sub, mktag(0x5b, (uint64_t)P, (uint64_t)i, 0, 0), label);
+        }
+        MPI_CHECK(MPI_Comm_free(&sub));
+    }
 }
 
 static void test_comm(int iters)
@@ -2079,9 +2248,10 @@ static void usage(void)
     if (world_rank == 0) {
         fprintf(stderr,
                 "usage: test_coll [--only barrier,bcast,allreduce,allgather,alltoall,reduce,mix,\n"
-                "                         comm,stress,fallback,int8sum,ulongminmax,all]\n"
+                "                         comm,stress,fallback,int8sum,ulongminmax,sweep,large,all]\n"
                 "                 [--iters N] [--max-bytes B] [--seed S] [--stress-calls N]\n"
-                "                 [--dup-cycles N] [--light]\n");
+                "                 [--dup-cycles N] [--light] [--any-order] [--sweep-min P]\n"
+                "                 [--ring-seg B]\n");
     }
 }
 
@@ -2102,6 +2272,8 @@ static int parse_sections(const char *s)
         else if (!strcmp(tok, "reduce")) m |= S_REDUCE;
         else if (!strcmp(tok, "mix")) m |= S_MIX;
         else if (!strcmp(tok, "ulongminmax")) m |= S_ULONG;
+        else if (!strcmp(tok, "sweep")) m |= S_SWEEP;
+        else if (!strcmp(tok, "large")) m |= S_LARGE;
         else if (!strcmp(tok, "all")) m |= S_ALL;
         else {
             free(dup);
@@ -2143,6 +2315,16 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--light")) {
             opt_light = 1;
+        } else if (!strcmp(a, "--ring-seg") && v) {
+            opt_ring_seg = (size_t)strtoull(v, NULL, 0);
+            bad = opt_ring_seg < 1;
+            i++;
+        } else if (!strcmp(a, "--any-order")) {
+            opt_any_order = 1;
+        } else if (!strcmp(a, "--sweep-min") && v) {
+            opt_sweep_min = atoi(v);
+            bad = opt_sweep_min < 1;
+            i++;
         } else if (!strcmp(a, "--dup-cycles") && v) {
             opt_dup_cycles = atol(v);
             bad = opt_dup_cycles < 0;
@@ -2160,12 +2342,13 @@ int main(int argc, char **argv)
     init_ops();
 
     double t0 = (double)now_ns();
-    enum { NSEC = 12 };
+    enum { NSEC = 14 };
     struct { int bit; const char *name; double secs; } sec[NSEC] = {
         {S_BARRIER, "barrier", 0}, {S_BCAST, "bcast", 0},       {S_ALLREDUCE, "allreduce", 0},
         {S_INT8SUM, "int8sum", 0}, {S_ULONG, "ulongminmax", 0}, {S_FALLBACK, "fallback", 0},
         {S_ALLGATHER, "allgather", 0}, {S_ALLTOALL, "alltoall", 0}, {S_REDUCE, "reduce", 0},
-        {S_MIX, "mix", 0},         {S_COMM, "comm", 0},         {S_STRESS, "stress", 0}};
+        {S_MIX, "mix", 0},         {S_COMM, "comm", 0},         {S_STRESS, "stress", 0},
+        {S_SWEEP, "sweep", 0},     {S_LARGE, "large", 0}};
     for (int s = 0; s < NSEC; s++) {
         if (!(opt_sections & sec[s].bit)) {
             continue;
@@ -2208,6 +2391,12 @@ int main(int argc, char **argv)
             break;
         case S_STRESS:
             test_stress();
+            break;
+        case S_SWEEP:
+            test_sweep();
+            break;
+        case S_LARGE:
+            test_large(MPI_COMM_WORLD, "world");
             break;
         }
         sec[s].secs = ((double)now_ns() - ts) / 1e9;

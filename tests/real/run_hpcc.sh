@@ -104,8 +104,8 @@ check hpcc-fft fft_ok
 check hpcc-nodes-without-error nodes_ok
 
 if [ "$RDMA_MODE" = component ]; then
-    # auto picks the allreduce algorithm by communicator size (docs/design.md)
-    for what in "barrier read" "bcast read" "allreduce (read|ktree|pairwise)"; do
+    # auto picks the algorithms by communicator size, message size and (op, type) (docs/design.md)
+    for what in "barrier read" "bcast read" "allreduce (read|ktree|pairwise|nway|bruck|ring)"; do
         reason=$(rdma_check_stats "$err" "$NP" "someserved:${what% *}:${what#* }")
         n=$(grep -E "^\[coll/rdma\] rank [0-9]+: $what: calls=" "$err" | grep -oE 'calls=[0-9]+' | sed 's/calls=//' | awk '{s += $1} END {print s + 0}')
         if [ -z "$reason" ]; then

@@ -59,8 +59,8 @@ run() {
     fi
 }
 
-# auto picks the allreduce algorithm by communicator size (docs/design.md)
-SERVED="served:barrier:read served:bcast:read served:allreduce:(read|ktree|pairwise)"
+# auto picks the algorithms by communicator size, message size and (op, type) (docs/design.md)
+SERVED="served:barrier:read served:bcast:read served:allreduce:(read|ktree|pairwise|nway|bruck|ring)"
 run mpi4py-np3 3 avx-off funneled "$SERVED"
 if [ "$RDMA_MODE" = component ]; then
     run mpi4py-np4-avx 4 avx-on funneled "$SERVED"
