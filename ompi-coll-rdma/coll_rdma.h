@@ -89,6 +89,7 @@ typedef struct coll_rdma_config {
     size_t allreduce_short_max_bytes;   /* slot algorithms up to this; above it the ring */
     size_t allreduce_ring_segment_bytes; /* bytes per ring message (slot payload) */
     int allreduce_ring_slots;           /* ring slots per rank: segments in flight */
+    int allreduce_ring_max_ranks;       /* auto takes the ring on at most this many ranks */
     size_t allgather_max_bytes; /* per rank's block */
     size_t alltoall_max_bytes;  /* per destination block */
     int reduce_radix;           /* k of the k-nomial reduce tree */

@@ -62,11 +62,12 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
         .allreduce_short_max_bytes = 16384,
         .allreduce_ring_segment_bytes = 32768,
         .allreduce_ring_slots = 4,
+        .allreduce_ring_max_ranks = 8,
         .allreduce_read_max_bytes = 32,
         .allgather_max_bytes = 4096, /* per block; the window caps it too (window_block_cap) */
         .alltoall_max_bytes = 4096,
         .reduce_radix = 4,
-        .reduce_max_bytes = 16384,
+        .reduce_max_bytes = 4096,
     },
 };
 
@@ -231,6 +232,11 @@ static int rdma_register(void)
              "Bytes per message of the segmented ring allreduce (>= 64): each ring slot holds "
              "one segment",
              &cfg->allreduce_ring_segment_bytes);
+    reg_int("allreduce_ring_max_ranks",
+            "auto takes the ring above allreduce_short_max_bytes only on communicators of at "
+            "most this many ranks; larger ones fall back there (on one node the ring beat the "
+            "built-in components at 4 and 8 ranks, not at 16)",
+            OPAL_INFO_LVL_6, &cfg->allreduce_ring_max_ranks);
     reg_int("allreduce_ring_slots",
             "Ring allreduce slots per rank and communicator (>= 2): segments a rank may have "
             "in flight to its right neighbour; the ring region is slots * segment bytes",

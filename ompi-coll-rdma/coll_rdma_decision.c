@@ -95,9 +95,12 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
                                                      : COLL_RDMA_ALG_READ;
     }
     if (bytes > cfg->allreduce_short_max_bytes) {
-        /* beyond the slots of the other algorithms */
-        return COLL_RDMA_ALG_AUTO == forced ? COLL_RDMA_ALG_RING
-                                            : fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+        /* Beyond the slots of the other algorithms.  The ring beat coll/tuned,
+         * sm and han from 32 KiB to 1 MiB at 4 and 8 ranks, not at 16
+         * (docs/tuning.md): auto takes it up to allreduce_ring_max_ranks. */
+        return COLL_RDMA_ALG_AUTO == forced && comm_size <= cfg->allreduce_ring_max_ranks
+                   ? COLL_RDMA_ALG_RING
+                   : fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
     if (COLL_RDMA_ALG_NWAY == forced) {
         /* not adaptable for this P: Bruck's combine works for every P */
@@ -146,8 +149,6 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
 
 /* auto: Bruck's allgather up to this many bytes gathered (MPICH's 80 KB, seed 000 B.7) */
 #define AUTO_ALLGATHER_BRUCK_BYTES (80 * 1024)
-/* auto: Bruck's alltoall up to this block (MPICH's 256 bytes, seed 000 B.7) */
-#define AUTO_ALLTOALL_BRUCK_BLOCK 256
 
 int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
                                int *why)
@@ -178,13 +179,10 @@ int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
     if (COLL_RDMA_ALG_AUTO == alg) {
-        /* Bruck sends log2 P messages but moves each block log2 P / 2 times */
-        alg = block_bytes <= AUTO_ALLTOALL_BRUCK_BLOCK
-                      && block_bytes <= coll_rdma_window_block_cap(cfg, comm_size,
-                                                                   COLL_RDMA_ALLTOALL,
-                                                                   COLL_RDMA_ALG_BRUCK)
-                  ? COLL_RDMA_ALG_BRUCK
-                  : COLL_RDMA_ALG_DIRECT;
+        /* Bruck sends log2 P messages but moves each block log2 P / 2 times;
+         * on one node direct writes beat it at every block size measured, at
+         * 4, 8 and 16 ranks (docs/tuning.md), MPICH's 256-byte rule included */
+        alg = COLL_RDMA_ALG_DIRECT;
     }
     if (block_bytes > coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_ALLTOALL, alg)) {
         return fallback(why, COLL_RDMA_WHY_TOO_LARGE);

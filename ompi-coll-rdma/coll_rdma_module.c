@@ -33,6 +33,7 @@
     X(allreduce_nway_n, allreduce_nway_n)                    \
     X(allreduce_bruck_n, allreduce_bruck_n)                  \
     X(allreduce_short_max_bytes, allreduce_short_max_bytes)  \
+    X(allreduce_ring_max_ranks, allreduce_ring_max_ranks)    \
     X(allreduce_ring_segment_bytes, allreduce_ring_segment_bytes) \
     X(allreduce_ring_slots, allreduce_ring_slots)            \
     X(allgather_algorithm, alg[COLL_RDMA_ALLGATHER])         \
