@@ -73,6 +73,7 @@ typedef struct mca_coll_rdma_component_t {
     int verbose;
     int min_comm_size;
     int poll_spins;             /* polls of a sequence word between two opal_progress() calls */
+    size_t window_max_bytes;    /* cap on this rank's window (0: none); need not agree */
     coll_rdma_config_t config;
     /* process-wide statistics, printed at close when verbose >= 1 */
     uint64_t served_calls[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];

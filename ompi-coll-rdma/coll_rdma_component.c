@@ -127,6 +127,15 @@ static int rdma_register(void)
             "Polls of a sequence word between two calls of opal_progress() in a wait (which "
             "yields the core when ranks outnumber cores)",
             OPAL_INFO_LVL_9, &c->poll_spins);
+    /* A local resource limit, not agreed: a rank whose window would exceed it
+     * reports failure in the set-up exchange and the communicator falls back. */
+    (void) mca_base_component_var_register(
+        &c->super.collm_version, "window_max_bytes",
+        "Largest window (bytes) this process registers for one communicator; 0: no limit. A "
+        "communicator whose window geometry needs more falls back on every rank (with a message "
+        "at verbose >= 1). May differ between ranks",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->window_max_bytes);
     static const int barrier_algs[] = {COLL_RDMA_ALG_NWAY, COLL_RDMA_ALG_AUTO};
     static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_AUTO};
     static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE,

@@ -66,6 +66,16 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     win->off_pw = off;
     off += (size_t) (2 + 2 * coll_rdma_pairwise_steps(comm_size)) * win->ar_slot_size;
     win->size = off;
+    if (mca_coll_rdma_component.window_max_bytes > 0
+        && win->size > mca_coll_rdma_component.window_max_bytes) {
+        if (mca_coll_rdma_component.verbose >= 1) {
+            mca_coll_rdma_output("window of %zu bytes exceeds coll_rdma_window_max_bytes = %zu; "
+                                 "no window on this communicator",
+                                 win->size, mca_coll_rdma_component.window_max_bytes);
+        }
+        free(win);
+        return NULL;
+    }
 
     win->peers = calloc(comm_size, sizeof(*win->peers));
     win->credit = calloc(comm_size, sizeof(*win->credit));
