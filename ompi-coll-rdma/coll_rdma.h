@@ -65,6 +65,7 @@ typedef struct coll_rdma_config {
     size_t bcast_max_bytes;
     int allreduce_ktree_degree; /* Gupta's degree k: a (k+1)-nomial tree */
     size_t allreduce_max_bytes;
+    uint64_t debug_seq_start;   /* first sequence number of every collective (tests the wrap) */
 } coll_rdma_config_t;
 
 typedef struct mca_coll_rdma_component_t {
@@ -114,7 +115,8 @@ typedef struct mca_coll_rdma_module_t {
 
     int window_state;
     struct coll_rdma_window *window;
-    /* sequence number of the last call per collective; 0 is never used */
+    /* sequence number of the last call per collective; debug_seq_start - 1
+     * (the value window words start with) until the first call */
     uint64_t seq[COLL_RDMA_NCOLLS];
 } mca_coll_rdma_module_t;
 
@@ -122,14 +124,18 @@ OBJ_CLASS_DECLARATION(mca_coll_rdma_module_t);
 
 mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *comm, int *priority);
 
-/** Next sequence number of collective `coll` on this module (skips 0). */
+/**
+ * Next sequence number of collective `coll` on this module: a plain counter
+ * modulo 2^64, starting at debug_seq_start (default 1).  It does not skip 0:
+ * "empty" is the value every window word starts with, debug_seq_start - 1
+ * (0 by default), and compares are wrap-safe, so 0 is an ordinary instance
+ * after a wrap.  Skipping it would give two consecutive instances the same
+ * parity (2^64 - 1 and 1), which the double-buffered slots of pairwise
+ * exchange cannot tell apart.
+ */
 static inline uint64_t coll_rdma_next_seq(mca_coll_rdma_module_t *module, int coll)
 {
-    uint64_t s = ++module->seq[coll];
-    if (OPAL_UNLIKELY(0 == s)) {
-        s = module->seq[coll] = 1;
-    }
-    return s;
+    return ++module->seq[coll];
 }
 
 /* ---- decision -------------------------------------------------------------- */

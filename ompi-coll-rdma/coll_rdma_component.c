@@ -46,6 +46,7 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
         .bcast_max_bytes = 16384,
         .allreduce_ktree_degree = 3,
         .allreduce_max_bytes = 16384,
+        .debug_seq_start = 1,
     },
 };
 
@@ -171,6 +172,13 @@ static int rdma_register(void)
     reg_size("allreduce_max_bytes",
              "Largest MPI_Allreduce (bytes) that coll/rdma serves; larger ones fall back",
              &cfg->allreduce_max_bytes);
+    (void) mca_base_component_var_register(
+        &c->super.collm_version, "debug_seq_start",
+        "Debugging: first sequence number of every collective on a new communicator (default "
+        "1). A value near 2^64 (e.g. 18446744073709551000) makes the counters wrap after a few "
+        "hundred calls, to test the wrap-safe protocol. Must be the same on every rank",
+        MCA_BASE_VAR_TYPE_UINT64_T, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &cfg->debug_seq_start);
     return OMPI_SUCCESS;
 }
 

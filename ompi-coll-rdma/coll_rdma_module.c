@@ -26,7 +26,8 @@
     X(bcast_slots, bcast_slots)                              \
     X(bcast_max_bytes, bcast_max_bytes)                      \
     X(allreduce_ktree_degree, allreduce_ktree_degree)        \
-    X(allreduce_max_bytes, allreduce_max_bytes)
+    X(allreduce_max_bytes, allreduce_max_bytes)              \
+    X(debug_seq_start, debug_seq_start)
 
 #define X_COUNT(name, field) +1
 enum { NCONFIG = 0 CONFIG_FIELDS(X_COUNT) };
@@ -158,6 +159,10 @@ out:
     if (agreed) {
         m->window = win;
         m->window_state = COLL_RDMA_WINDOW_READY;
+        /* the instance before the first: what every window word holds */
+        for (int c = 0; c < COLL_RDMA_NCOLLS; ++c) {
+            m->seq[c] = cfg->debug_seq_start - 1;
+        }
     } else {
         coll_rdma_window_free(win);
         m->window_state = COLL_RDMA_WINDOW_FAILED;

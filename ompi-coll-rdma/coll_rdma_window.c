@@ -91,8 +91,19 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
         free(win);
         return NULL;
     }
-    /* zero before the address exchange: no peer can see stale words */
+    /* Before the address exchange, so no peer can see stale words: every
+     * sequence word (the first word of a line: slots start on lines) holds
+     * "the instance before the first", as do the consumed word and the credit
+     * cache, so that the first instance, debug_seq_start, is not yet reached
+     * and every credit is granted, wherever the counters start. */
     memset(win->base, 0, win->size);
+    win->seq_start = cfg->debug_seq_start;
+    for (size_t line = 0; line < win->size; line += COLL_RDMA_LINE) {
+        *(uint64_t *) (win->base + line) = win->seq_start - 1;
+    }
+    for (int i = 0; i < comm_size; ++i) {
+        win->credit[i] = win->seq_start - 1;
+    }
     return win;
 }
 

@@ -14,11 +14,13 @@
  * (wrap-safe compare), then reads the payload.  The word sits at a fixed
  * place in front of the payload, never after a variable-length payload, so
  * stale payload bytes can never be taken for a sequence word, and a payload
- * of up to 48 bytes shares the cache line of its sequence word.
+ * of up to 48 bytes shares the cache line of its sequence word.  Every
+ * sequence word starts "empty": the instance before the first
+ * (debug_seq_start - 1, 0 by default), in every line of the window.
  *
  * Regions (offsets from the window base):
  *   barrier flags    rounds * n slots of one line, slot (round, j) written by one fixed peer
- *   bcast ring       bcast_slots slots, slot seq % bcast_slots; credits below
+ *   bcast ring       bcast_slots slots, slot (seq - seq_start) % bcast_slots; credits below
  *   bcast consumed   one line: last bcast instance this rank consumed (senders read it)
  *   allreduce up     max_children slots, one per child of the (k+1)-nomial tree
  *   allreduce down   one slot: the result from the parent
@@ -54,6 +56,7 @@ typedef struct coll_rdma_window {
     bool dirty;              /* puts issued since the last flush */
     uint64_t seq_src;        /* source of sequence-word puts; stable until the flush */
     uint64_t *credit;        /* last bcast "consumed" value read from each peer */
+    uint64_t seq_start;      /* first sequence number (debug_seq_start) */
 
     /* geometry, identical on every rank (derived from the agreed config) */
     size_t off_barrier;
@@ -69,7 +72,7 @@ typedef struct coll_rdma_window {
 
 /**
  * Allocate this rank's window for a communicator of `comm_size` ranks with the
- * geometry implied by `cfg`, zeroed.  Returns NULL on failure, or when the
+ * geometry implied by `cfg`, every sequence word empty.  Returns NULL on failure, or when the
  * geometry needs more than coll_rdma_window_max_bytes (message at verbose >=
  * 1).  The UCX transport must be initialized.  Takes the UCX lock
  * itself, as do attach and free.
@@ -100,10 +103,16 @@ static inline void *coll_rdma_slot_payload(coll_rdma_window_t *win, size_t off)
     return win->base + off + COLL_RDMA_SLOT_HEADER;
 }
 
-/** Offset of bcast ring slot for instance `seq`. */
+/**
+ * Offset of bcast ring slot for instance `seq`.  Counted from the first
+ * instance, so that instance seq - bcast_slots (whose consumption the credit
+ * checks) used the same slot even where the counter wraps through 0 and
+ * bcast_slots does not divide 2^64.
+ */
 static inline size_t coll_rdma_bcast_slot(const coll_rdma_window_t *win, uint64_t seq)
 {
-    return win->off_bcast + (size_t) (seq % (uint64_t) win->bcast_slots) * win->bcast_slot_size;
+    return win->off_bcast
+           + (size_t) ((seq - win->seq_start) % (uint64_t) win->bcast_slots) * win->bcast_slot_size;
 }
 
 /** Offset of barrier flag slot index `i`. */
