@@ -58,6 +58,7 @@ enum coll_rdma_reason {
 
 /** Configuration that every rank of a communicator must agree on. */
 typedef struct coll_rdma_config {
+    int min_comm_size;          /* smaller communicators keep no window: every call falls back */
     int alg[COLL_RDMA_NCOLLS];  /* forced algorithm per collective (enum coll_rdma_alg) */
     int barrier_nway_n;         /* n of n-way dissemination, >= 1 */
     int bcast_radix;            /* k of the k-nomial bcast tree, >= 2 */
@@ -72,7 +73,6 @@ typedef struct mca_coll_rdma_component_t {
     mca_coll_base_component_t super;
     int priority;
     int verbose;
-    int min_comm_size;
     int poll_spins;             /* polls of a sequence word between two opal_progress() calls */
     size_t window_max_bytes;    /* cap on this rank's window (0: none); need not agree */
     coll_rdma_config_t config;

@@ -36,9 +36,9 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
     },
     .priority = 90,
     .verbose = 0,
-    .min_comm_size = 2,
     .poll_spins = 256,
     .config = {
+        .min_comm_size = 2,
         .alg = {COLL_RDMA_ALG_AUTO, COLL_RDMA_ALG_AUTO, COLL_RDMA_ALG_AUTO},
         .barrier_nway_n = 3,
         .bcast_radix = 4,
@@ -123,7 +123,7 @@ static int rdma_register(void)
             OPAL_INFO_LVL_5, &c->verbose);
     reg_int("min_comm_size",
             "Smallest communicator (in ranks) that coll/rdma serves; it never serves fewer than 2",
-            OPAL_INFO_LVL_6, &c->min_comm_size);
+            OPAL_INFO_LVL_6, &cfg->min_comm_size);
     reg_int("poll_spins",
             "Polls of a sequence word between two calls of opal_progress() in a wait (which "
             "yields the core when ranks outnumber cores)",
