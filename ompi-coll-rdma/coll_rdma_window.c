@@ -7,8 +7,10 @@
 #include "coll_rdma_window.h"
 #include "coll_rdma_sched.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "opal/runtime/opal_progress.h"
 
@@ -35,12 +37,42 @@ static inline uint64_t load_acquire(const char *addr)
 static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
                         const char *blobs, const int *displs);
 
+/* Descriptors a window set-up may need: UCX's posix transport keeps one open
+ * per window and opens one per peer's window while attaching. */
+#define COLL_RDMA_FD_MARGIN 32
+
+/*
+ * Whether fewer than COLL_RDMA_FD_MARGIN file descriptors are left below the
+ * soft limit.  At the limit, UCX 1.13's ucp_ep_rkey_unpack crashes in its own
+ * error path (uct_posix_rkey_release after a failed open of the peer's
+ * segment), so a window must not be attempted there.
+ */
+static bool fds_exhausted(long *open_fds, long *limit)
+{
+    struct rlimit rl;
+    struct dirent *e;
+    DIR *d;
+
+    *open_fds = 0;
+    if (0 != getrlimit(RLIMIT_NOFILE, &rl) || RLIM_INFINITY == rl.rlim_cur
+        || NULL == (d = opendir("/proc/self/fd"))) {
+        return false;
+    }
+    while (NULL != (e = readdir(d))) {
+        *open_fds += '.' != e->d_name[0];
+    }
+    closedir(d);
+    *limit = (long) rl.rlim_cur;
+    return *open_fds + COLL_RDMA_FD_MARGIN > *limit;
+}
+
 coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int comm_size, int rank)
 {
     coll_rdma_window_t *win = calloc(1, sizeof(*win));
     int n = cfg->barrier_nway_n;
     int ar_radix = cfg->allreduce_ktree_degree + 1;
     int rc = OMPI_ERR_OUT_OF_RESOURCE;
+    long open_fds, fd_limit;
     size_t off;
 
     if (NULL == win) {
@@ -66,6 +98,15 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     win->off_pw = off;
     off += (size_t) (2 + 2 * coll_rdma_pairwise_steps(comm_size)) * win->ar_slot_size;
     win->size = off;
+    if (fds_exhausted(&open_fds, &fd_limit)) {
+        if (mca_coll_rdma_component.verbose >= 1) {
+            mca_coll_rdma_output("%ld of %ld file descriptors open (RLIMIT_NOFILE); a window needs "
+                                 "up to %d: no window on this communicator",
+                                 open_fds, fd_limit, COLL_RDMA_FD_MARGIN);
+        }
+        free(win);
+        return NULL;
+    }
     if (mca_coll_rdma_component.window_max_bytes > 0
         && win->size > mca_coll_rdma_component.window_max_bytes) {
         if (mca_coll_rdma_component.verbose >= 1) {
