@@ -131,7 +131,9 @@ rcase mismatch-local-params-np3 3 "--mca op ^avx" \
 churn_summary() {
     grep -E '^rank 0 (alive|after-free):' "$1" | sed 's/^rank 0 //' | tr '\n' ' ' >"$RCASE_NOTE_FILE"
 }
-rcase churn-np2 2 "" "$ROBUST churn --cycles 10000 --alive 500" "$SERVED_ALL" churn_summary
+# (each cycle sets a window up: a few ms, so this case has 300 s)
+TIMEOUT=$((TIMEOUT > 300 ? TIMEOUT : 300)) \
+    rcase churn-np2 2 "" "$ROBUST churn --cycles 10000 --alive 500" "$SERVED_ALL" churn_summary
 
 # valgrind memcheck on a short churn: no leak (definite or indirect) and no
 # memory error whose stack passes through coll/rdma.  Open MPI's own leaks

@@ -480,6 +480,10 @@ static void run_churn(void)
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &d));
         churn_call(d, i);
         CHECK_MPI(MPI_Comm_free(&d));
+        if (0 == wrank && i > 0 && 0 == i % 2000) {
+            /* progress, so that a timeout shows how far it got */
+            printf("churn: %ld cycles after %.1f s\n", i, now_s() - t0);
+        }
     }
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     u = usage_now();
