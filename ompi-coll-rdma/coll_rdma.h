@@ -75,6 +75,7 @@ enum coll_rdma_reason {
 
 /** Configuration that every rank of a communicator must agree on. */
 typedef struct coll_rdma_config {
+    int min_comm_size;          /* smaller communicators keep no window: every call falls back */
     int alg[COLL_RDMA_NCOLLS];  /* forced algorithm per collective (enum coll_rdma_alg) */
     int barrier_nway_n;         /* n of n-way dissemination, >= 1 */
     int bcast_radix;            /* k of the k-nomial bcast tree, >= 2 */
@@ -94,15 +95,16 @@ typedef struct coll_rdma_config {
     size_t alltoall_max_bytes;  /* per destination block */
     int reduce_radix;           /* k of the k-nomial reduce tree */
     size_t reduce_max_bytes;
+    uint64_t debug_seq_start;   /* first sequence number of every collective (tests the wrap) */
 } coll_rdma_config_t;
 
 typedef struct mca_coll_rdma_component_t {
     mca_coll_base_component_t super;
     int priority;
     int verbose;
-    int min_comm_size;
     int poll_spins;             /* polls of a sequence word between two opal_progress() calls */
     int window_setup_calls;     /* calls a communicator leaves to the fallback before set-up */
+    size_t window_max_bytes;    /* cap on this rank's window (0: none); need not agree */
     coll_rdma_config_t config;
     /* process-wide statistics, printed at close when verbose >= 1 */
     uint64_t served_calls[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];
@@ -150,7 +152,8 @@ typedef struct mca_coll_rdma_module_t {
     int window_state;
     int warmup_calls;           /* collective calls seen before the window set-up */
     struct coll_rdma_window *window;
-    /* sequence number of the last call per collective; 0 is never used */
+    /* sequence number of the last call per collective; debug_seq_start - 1
+     * (the value window words start with) until the first call */
     uint64_t seq[COLL_RDMA_NCOLLS];
 } mca_coll_rdma_module_t;
 
@@ -158,14 +161,18 @@ OBJ_CLASS_DECLARATION(mca_coll_rdma_module_t);
 
 mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *comm, int *priority);
 
-/** Next sequence number of collective `coll` on this module (skips 0). */
+/**
+ * Next sequence number of collective `coll` on this module: a plain counter
+ * modulo 2^64, starting at debug_seq_start (default 1).  It does not skip 0:
+ * "empty" is the value every window word starts with, debug_seq_start - 1
+ * (0 by default), and compares are wrap-safe, so 0 is an ordinary instance
+ * after a wrap.  Skipping it would give two consecutive instances the same
+ * parity (2^64 - 1 and 1), which the double-buffered slots of pairwise
+ * exchange cannot tell apart.
+ */
 static inline uint64_t coll_rdma_next_seq(mca_coll_rdma_module_t *module, int coll)
 {
-    uint64_t s = ++module->seq[coll];
-    if (OPAL_UNLIKELY(0 == s)) {
-        s = module->seq[coll] = 1;
-    }
-    return s;
+    return ++module->seq[coll];
 }
 
 /* ---- decision -------------------------------------------------------------- */

@@ -45,10 +45,10 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
     },
     .priority = 90,
     .verbose = 0,
-    .min_comm_size = 2,
     .poll_spins = 256,
     .window_setup_calls = 16,
     .config = {
+        .min_comm_size = 2,
         .alg = {COLL_RDMA_ALG_AUTO}, /* every collective (AUTO is 0) */
         .barrier_nway_n = 3,
         .bcast_radix = 4,
@@ -68,6 +68,7 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
         .alltoall_max_bytes = 4096,
         .reduce_radix = 4,
         .reduce_max_bytes = 4096,
+        .debug_seq_start = 1,
     },
 };
 
@@ -145,7 +146,7 @@ static int rdma_register(void)
             OPAL_INFO_LVL_5, &c->verbose);
     reg_int("min_comm_size",
             "Smallest communicator (in ranks) that coll/rdma serves; it never serves fewer than 2",
-            OPAL_INFO_LVL_6, &c->min_comm_size);
+            OPAL_INFO_LVL_6, &cfg->min_comm_size);
     reg_int("window_setup_calls",
             "Collective calls a communicator leaves to the previous component before coll/rdma "
             "sets its windows up (at the next call). Set-up costs about 0.5 ms at 2 ranks and 1.4 "
@@ -157,6 +158,15 @@ static int rdma_register(void)
             "Polls of a sequence word between two calls of opal_progress() in a wait (which "
             "yields the core when ranks outnumber cores)",
             OPAL_INFO_LVL_9, &c->poll_spins);
+    /* A local resource limit, not agreed: a rank whose window would exceed it
+     * reports failure in the set-up exchange and the communicator falls back. */
+    (void) mca_base_component_var_register(
+        &c->super.collm_version, "window_max_bytes",
+        "Largest window (bytes) this process registers for one communicator; 0: no limit. A "
+        "communicator whose window geometry needs more falls back on every rank (with a message "
+        "at verbose >= 1). May differ between ranks",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->window_max_bytes);
     static const int barrier_algs[] = {COLL_RDMA_ALG_NWAY, COLL_RDMA_ALG_PAIRWISE,
                                        COLL_RDMA_ALG_READ, COLL_RDMA_ALG_AUTO};
     static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_READ, COLL_RDMA_ALG_AUTO};
@@ -267,6 +277,13 @@ static int rdma_register(void)
     reg_size("reduce_max_bytes",
              "Largest MPI_Reduce (bytes) that coll/rdma serves; larger ones fall back",
              &cfg->reduce_max_bytes);
+    (void) mca_base_component_var_register(
+        &c->super.collm_version, "debug_seq_start",
+        "Debugging: first sequence number of every collective on a new communicator (default "
+        "1). A value near 2^64 (e.g. 18446744073709551000) makes the counters wrap after a few "
+        "hundred calls, to test the wrap-safe protocol. Must be the same on every rank",
+        MCA_BASE_VAR_TYPE_UINT64_T, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+        &cfg->debug_seq_start);
     return OMPI_SUCCESS;
 }
 

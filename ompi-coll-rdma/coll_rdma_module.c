@@ -19,6 +19,7 @@
 
 /* Parameters whose values every rank must share, with their MCA names. */
 #define CONFIG_FIELDS(X)                                     \
+    X(min_comm_size, min_comm_size)                          \
     X(barrier_algorithm, alg[COLL_RDMA_BARRIER])             \
     X(bcast_algorithm, alg[COLL_RDMA_BCAST])                 \
     X(allreduce_algorithm, alg[COLL_RDMA_ALLREDUCE])         \
@@ -42,7 +43,8 @@
     X(alltoall_max_bytes, alltoall_max_bytes)                \
     X(reduce_algorithm, alg[COLL_RDMA_REDUCE])               \
     X(reduce_radix, reduce_radix)                            \
-    X(reduce_max_bytes, reduce_max_bytes)
+    X(reduce_max_bytes, reduce_max_bytes) \
+    X(debug_seq_start, debug_seq_start)
 
 #define X_COUNT(name, field) +1
 enum { NCONFIG = 0 CONFIG_FIELDS(X_COUNT) };
@@ -76,13 +78,11 @@ static int exchange(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
                                  m->previous_allgather_module);
 }
 
-/* Whether every rank reported ok and the same configuration; warns once. */
+/* Whether every rank reported the same configuration and ok; warns once
+ * about a configuration that differs (whatever the oks). */
 static bool headers_agree(const setup_header_t *headers, int size, int rank)
 {
     for (int i = 0; i < size; ++i) {
-        if (!headers[i].ok) {
-            return false;
-        }
         for (int f = 0; f < NCONFIG; ++f) {
             if (headers[i].config[f] != headers[0].config[f]) {
                 if (0 == rank) {
@@ -93,6 +93,11 @@ static bool headers_agree(const setup_header_t *headers, int size, int rank)
                 }
                 return false;
             }
+        }
+    }
+    for (int i = 0; i < size; ++i) {
+        if (!headers[i].ok) {
+            return false;
         }
     }
     return true;
@@ -122,14 +127,20 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
         rc = OMPI_ERR_OUT_OF_RESOURCE;
         goto out;
     }
-    coll_rdma_ucx_lock();
-    rc = coll_rdma_ucx_init();
-    if (OMPI_SUCCESS == rc) {
-        coll_rdma_op_selftest();
-    }
-    coll_rdma_ucx_unlock();
-    if (OMPI_SUCCESS == rc) {
-        win = coll_rdma_window_alloc(cfg, size, rank);
+    /* Below min_comm_size this rank takes part in the agreement without a
+     * window: deciding it in comm_query instead would hang the job when the
+     * parameter differs between ranks (the others' set-up exchange would
+     * meet this rank's plain collective). */
+    if (size >= cfg->min_comm_size) {
+        coll_rdma_ucx_lock();
+        rc = coll_rdma_ucx_init();
+        if (OMPI_SUCCESS == rc) {
+            coll_rdma_op_selftest();
+        }
+        coll_rdma_ucx_unlock();
+        if (OMPI_SUCCESS == rc) {
+            win = coll_rdma_window_alloc(cfg, size, rank);
+        }
     }
     if (NULL != win) {
         mine.ok = 1;
@@ -178,6 +189,10 @@ out:
     if (agreed) {
         m->window = win;
         m->window_state = COLL_RDMA_WINDOW_READY;
+        /* the instance before the first: what every window word holds */
+        for (int c = 0; c < COLL_RDMA_NCOLLS; ++c) {
+            m->seq[c] = cfg->debug_seq_start - 1;
+        }
     } else {
         coll_rdma_window_free(win);
         m->window_state = COLL_RDMA_WINDOW_FAILED;
@@ -594,8 +609,7 @@ mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *com
     mca_coll_rdma_component_t *c = &mca_coll_rdma_component;
     mca_coll_rdma_module_t *m;
 
-    if (OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < c->min_comm_size
-        || ompi_comm_size(comm) < 2 || c->priority < 0) {
+    if (OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < 2 || c->priority < 0) {
         return NULL;
     }
     m = OBJ_NEW(mca_coll_rdma_module_t);

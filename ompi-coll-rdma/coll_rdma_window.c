@@ -7,8 +7,10 @@
 #include "coll_rdma_window.h"
 #include "coll_rdma_sched.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "opal/runtime/opal_progress.h"
 
@@ -41,14 +43,33 @@ static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *com
  * add_region() also reserves them at *off (advanced past them) and returns
  * the region's offset.
  */
-static void note_region(coll_rdma_window_t *win, size_t off, int nslots, size_t stride)
+static void note_packed_region(coll_rdma_window_t *win, size_t off, int nslots, size_t stride,
+                               int packed)
 {
     if (win->nregions < COLL_RDMA_MAX_REGIONS) {
         win->regions[win->nregions].off = off;
         win->regions[win->nregions].nslots = nslots;
         win->regions[win->nregions].stride = stride;
+        win->regions[win->nregions].packed = packed;
     }
     ++win->nregions; /* more than COLL_RDMA_MAX_REGIONS: alloc fails below */
+}
+
+static void note_region(coll_rdma_window_t *win, size_t off, int nslots, size_t stride)
+{
+    note_packed_region(win, off, nslots, stride, 0);
+}
+
+/* Offset of slot `s` of region `r` (see coll_rdma_region_t). */
+static size_t region_slot(const coll_rdma_window_t *win, const coll_rdma_region_t *r, int s)
+{
+    if (0 == r->packed) {
+        return r->off + (size_t) s * r->stride;
+    }
+    return coll_rdma_packed_slot(r->off, 0, 0, s,
+                                 coll_rdma_bruck_blocks_before(win->comm_size, COLL_RDMA_BRUCK_RADIX,
+                                                               s, 2 == r->packed),
+                                 r->stride);
 }
 
 static size_t add_region(coll_rdma_window_t *win, size_t *off, int nslots, size_t stride)
@@ -116,8 +137,8 @@ static size_t layout_block_regions(coll_rdma_window_t *win, const coll_rdma_conf
     win->ag_bruck_half = line_round((size_t) bruck_slots * COLL_RDMA_LINE
                                     + (size_t) bruck_half_blocks(size, false) * win->ag_stride);
     win->off_ag_bruck = off;
-    note_region(win, off, bruck_slots, COLL_RDMA_LINE);
-    note_region(win, off + win->ag_bruck_half, bruck_slots, COLL_RDMA_LINE);
+    note_packed_region(win, off, bruck_slots, win->ag_stride, 1);
+    note_packed_region(win, off + win->ag_bruck_half, bruck_slots, win->ag_stride, 1);
     off += 2 * win->ag_bruck_half;
     win->ag_ring_slot = line_round(COLL_RDMA_SLOT_HEADER + win->ag_block);
     win->off_ag_ring = add_region(win, &off, 2 * (size - 1), win->ag_ring_slot);
@@ -133,8 +154,8 @@ static size_t layout_block_regions(coll_rdma_window_t *win, const coll_rdma_conf
                                      + (size_t) bruck_half_blocks(size, true)
                                            * win->a2a_bruck_stride);
     win->off_a2a_bruck = off;
-    note_region(win, off, bruck_slots, COLL_RDMA_LINE);
-    note_region(win, off + win->a2a_bruck_half, bruck_slots, COLL_RDMA_LINE);
+    note_packed_region(win, off, bruck_slots, win->a2a_bruck_stride, 2);
+    note_packed_region(win, off + win->a2a_bruck_half, bruck_slots, win->a2a_bruck_stride, 2);
     off += 2 * win->a2a_bruck_half;
 
     win->reduce_bytes = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_REDUCE,
@@ -162,6 +183,35 @@ int coll_rdma_window_diss_slots(int comm_size, int n)
     return coll_rdma_sched_rounds(comm_size, n + 1) * (n < comm_size - 1 ? n : comm_size - 1);
 }
 
+/* Descriptors a window set-up may need: UCX's posix transport keeps one open
+ * per window and opens one per peer's window while attaching. */
+#define COLL_RDMA_FD_MARGIN 32
+
+/*
+ * Whether fewer than COLL_RDMA_FD_MARGIN file descriptors are left below the
+ * soft limit.  At the limit, UCX 1.13's ucp_ep_rkey_unpack crashes in its own
+ * error path (uct_posix_rkey_release after a failed open of the peer's
+ * segment), so a window must not be attempted there.
+ */
+static bool fds_exhausted(long *open_fds, long *limit)
+{
+    struct rlimit rl;
+    struct dirent *e;
+    DIR *d;
+
+    *open_fds = 0;
+    if (0 != getrlimit(RLIMIT_NOFILE, &rl) || RLIM_INFINITY == rl.rlim_cur
+        || NULL == (d = opendir("/proc/self/fd"))) {
+        return false;
+    }
+    while (NULL != (e = readdir(d))) {
+        *open_fds += '.' != e->d_name[0];
+    }
+    closedir(d);
+    *limit = (long) rl.rlim_cur;
+    return *open_fds + COLL_RDMA_FD_MARGIN > *limit;
+}
+
 coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int comm_size, int rank)
 {
     coll_rdma_window_t *win = calloc(1, sizeof(*win));
@@ -169,6 +219,7 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     int ar_radix = cfg->allreduce_ktree_degree + 1;
     int rc = OMPI_ERR_OUT_OF_RESOURCE;
     int diss;
+    long open_fds, fd_limit;
     size_t off = 0;
 
     if (NULL == win) {
@@ -209,6 +260,25 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     win->off_read_ar = add_region(win, &off, 2, win->read_ar_slot_size);
     off = layout_block_regions(win, cfg, off);
     win->size = off;
+    if (fds_exhausted(&open_fds, &fd_limit)) {
+        if (mca_coll_rdma_component.verbose >= 1) {
+            mca_coll_rdma_output("%ld of %ld file descriptors open (RLIMIT_NOFILE); a window needs "
+                                 "up to %d: no window on this communicator",
+                                 open_fds, fd_limit, COLL_RDMA_FD_MARGIN);
+        }
+        free(win);
+        return NULL;
+    }
+    if (mca_coll_rdma_component.window_max_bytes > 0
+        && win->size > mca_coll_rdma_component.window_max_bytes) {
+        if (mca_coll_rdma_component.verbose >= 1) {
+            mca_coll_rdma_output("window of %zu bytes exceeds coll_rdma_window_max_bytes = %zu; "
+                                 "no window on this communicator",
+                                 win->size, mca_coll_rdma_component.window_max_bytes);
+        }
+        free(win);
+        return NULL;
+    }
 
     win->peers = calloc(comm_size, sizeof(*win->peers));
     win->credit = calloc(comm_size, sizeof(*win->credit));
@@ -234,15 +304,28 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
         return NULL;
     }
     /*
-     * Zero every sequence word before the address exchange, so no peer can
-     * see a stale one.  Only the words: the payload is never read before its
-     * word arrives, and writing the whole window would fault in every page
-     * of it (most of the cost of a communicator's first collective).
+     * Before the address exchange, so no peer can see a stale word: every
+     * sequence word holds "the instance before the first" (debug_seq_start -
+     * 1, 0 by default), as do the consumed words and the credit caches, so
+     * that the first instance is not yet reached and every credit is granted,
+     * wherever the counters start.  Only the words: the payload is never read
+     * before its word arrives, and writing the whole window would fault in
+     * every page of it (most of the cost of a communicator's first
+     * collective).  The ring's words count ring messages, from 0.
      */
+    win->seq_start = cfg->debug_seq_start;
     for (int r = 0; r < win->nregions; ++r) {
         for (int i = 0; i < win->regions[r].nslots; ++i) {
-            *(uint64_t *) (win->base + win->regions[r].off + (size_t) i * win->regions[r].stride) = 0;
+            *(uint64_t *) (win->base + region_slot(win, &win->regions[r], i)) = win->seq_start - 1;
         }
+    }
+    for (int i = 0; i < win->ring_slots; ++i) {
+        *(uint64_t *) (win->base + win->off_ring + (size_t) i * win->ring_slot_size) = 0;
+    }
+    *(uint64_t *) (win->base + win->off_ring_ack) = 0;
+    for (int i = 0; i < comm_size; ++i) {
+        win->credit[i] = win->seq_start - 1;
+        win->reduce_credit[i] = win->seq_start - 1;
     }
     return win;
 }

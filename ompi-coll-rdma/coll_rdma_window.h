@@ -14,13 +14,15 @@
  * (wrap-safe compare), then reads the payload.  The word sits at a fixed
  * place in front of the payload, never after a variable-length payload, so
  * stale payload bytes can never be taken for a sequence word, and a payload
- * of up to 48 bytes shares the cache line of its sequence word.
+ * of up to 48 bytes shares the cache line of its sequence word.  Every
+ * sequence word starts "empty": the instance before the first
+ * (debug_seq_start - 1, 0 by default), in every line of the window.
  *
  * Regions (offsets from the window base):
  *   barrier flags    rounds * n slots of one line, slot (round, j) written by one fixed peer
- *   bcast ring       bcast_slots slots, slot seq % bcast_slots; credits below
+ *   bcast ring       bcast_slots slots, slot (seq - seq_start) % bcast_slots; credits below
  *   bcast consumed   one line: last bcast instance this rank consumed (senders read it)
- *   bcast read ring  bcast_slots slots, slot seq % bcast_slots, written only by this
+ *   bcast read ring  bcast_slots slots, slot (seq - first) % bcast_slots, written only by this
  *                    rank as the root of a read bcast and read by every other rank;
  *                    rewritten at instance s once every peer consumed s - bcast_slots
  *   read barrier     one line: this rank's last barrier instance (every peer polls it;
@@ -108,11 +110,17 @@ typedef struct coll_rdma_peer {
 
 #define COLL_RDMA_MAX_REGIONS 32
 
-/* `nslots` slots of `stride` bytes from `off`, each starting with a sequence word */
+/*
+ * `nslots` slots from `off`, each starting with a sequence word: slot s at
+ * off + s * stride, or, for a packed Bruck region (packed = 1: allgather, 2:
+ * alltoall), at off + s * COLL_RDMA_LINE + (blocks of the slots before s) *
+ * stride (coll_rdma_packed_slot()).
+ */
 typedef struct coll_rdma_region {
     size_t off;
     size_t stride;
     int nslots;
+    int packed;
 } coll_rdma_region_t;
 
 typedef struct coll_rdma_window {
@@ -129,6 +137,7 @@ typedef struct coll_rdma_window {
     bool dirty;              /* puts issued since the last flush */
     uint64_t seq_src;        /* source of sequence-word puts; stable until the flush */
     uint64_t *credit;        /* last bcast "consumed" value read from each peer */
+    uint64_t seq_start;      /* first sequence number (debug_seq_start) */
 
     /* geometry, identical on every rank (derived from the agreed config) */
     size_t off_barrier;
@@ -203,8 +212,9 @@ size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, 
 
 /**
  * Allocate this rank's window for a communicator of `comm_size` ranks with the
- * geometry implied by `cfg`, zeroed.  Returns NULL on failure (message at
- * verbose >= 1).  The UCX transport must be initialized.  Takes the UCX lock
+ * geometry implied by `cfg`, every sequence word empty.  Returns NULL on failure, or when the
+ * geometry needs more than coll_rdma_window_max_bytes, or when the process is
+ * close to its file-descriptor limit (message at verbose >= 1).  The UCX transport must be initialized.  Takes the UCX lock
  * itself, as do attach and free.
  */
 coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int comm_size, int rank);
@@ -233,16 +243,23 @@ static inline void *coll_rdma_slot_payload(coll_rdma_window_t *win, size_t off)
     return win->base + off + COLL_RDMA_SLOT_HEADER;
 }
 
-/** Offset of bcast ring slot for instance `seq`. */
+/**
+ * Offset of bcast ring slot for instance `seq`.  Counted from the first
+ * instance, so that instance seq - bcast_slots (whose consumption the credit
+ * checks) used the same slot even where the counter wraps through 0 and
+ * bcast_slots does not divide 2^64.
+ */
 static inline size_t coll_rdma_bcast_slot(const coll_rdma_window_t *win, uint64_t seq)
 {
-    return win->off_bcast + (size_t) (seq % (uint64_t) win->bcast_slots) * win->bcast_slot_size;
+    return win->off_bcast
+           + (size_t) ((seq - win->seq_start) % (uint64_t) win->bcast_slots) * win->bcast_slot_size;
 }
 
 /** Offset of the bcast read ring slot for instance `seq`. */
 static inline size_t coll_rdma_bcast_read_slot(const coll_rdma_window_t *win, uint64_t seq)
 {
-    return win->off_bcast_read + (size_t) (seq % (uint64_t) win->bcast_slots) * win->bcast_slot_size;
+    return win->off_bcast_read
+           + (size_t) ((seq - win->seq_start) % (uint64_t) win->bcast_slots) * win->bcast_slot_size;
 }
 
 /** Offset of this rank's read-allreduce slot for instance `seq`. */

@@ -1,0 +1,388 @@
+#!/bin/bash
+# Robustness suite of coll/rdma (docs/reliability.md): mismatched parameters,
+# communicator churn and leaks, resource exhaustion, a rank killed, 8 ranks
+# on 2 cores, edge inputs, sequence-number wrap, hosts made of network
+# namespaces, MPI_THREAD_MULTIPLE across the wrap.
+#
+# Usage: tests/robust/run_robust_tests.sh
+#   BUILDDIR=dir   where ompi-coll-rdma/.libs/mca_coll_rdma.so lives; the test
+#                  programs are built into $BUILDDIR/tests/robust/
+#   TIMEOUT=s      per mpirun (default 120)
+#   ONLY=regex / EXCLUDE=regex / KEEP_LOGS=1 / PLAIN=1   as in tests/mpi/common.sh
+#   NETNS=0        skip the network-namespace cases (they need root and iproute2)
+#   VALGRIND=0     skip the valgrind leak check
+# About 3 minutes on an idle 2-core machine.
+#
+# Prints "PASS name" / "FAIL name (reason)" / "SKIP name (reason)" per case
+# and finally "N passed, M failed"; exits non-zero when M > 0.
+set -u
+
+. "$(dirname "${BASH_SOURCE[0]}")/../mpi/common.sh"
+. "$RDMA_REPO_ROOT/tests/robust/netns.sh"
+
+HERE=$RDMA_REPO_ROOT/tests/robust
+BIN=$BUILDDIR/tests/robust
+NETNS=${NETNS:-1}
+VALGRIND=${VALGRIND:-1}
+mkdir -p "$BIN"
+
+# build PROGRAM_BINARY SOURCE COMMAND...: (re)build when missing or older
+build() {
+    local bin=$1 src=$2
+    shift 2
+    if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+        if ! "$@"; then
+            echo "FAIL build-$(basename "$bin") ($*)"
+            echo "0 passed, 1 failed"
+            exit 1
+        fi
+    fi
+}
+ROBUST=$BIN/test_robust
+THREADS=$BIN/test_threads
+PUTCOUNTER=$BIN/put_counter.so
+build "$ROBUST" "$HERE/test_robust.c" mpicc -O2 -g -Wall -std=c11 -o "$ROBUST" "$HERE/test_robust.c"
+build "$THREADS" "$RDMA_REPO_ROOT/tests/mpi/test_threads.c" \
+    mpicc -O2 -g -Wall -pthread -o "$THREADS" "$RDMA_REPO_ROOT/tests/mpi/test_threads.c"
+# shellcheck disable=SC2046
+build "$PUTCOUNTER" "$HERE/put_counter.c" gcc -O2 -Wall -shared -fPIC -o "$PUTCOUNTER" \
+    "$HERE/put_counter.c" -ldl $(pkg-config --cflags ucx 2>/dev/null)
+
+echo "# mode: $RDMA_MODE; logs in $RDMA_LOGDIR, timeout ${TIMEOUT}s per run" >&2
+
+cleanup_all() {
+    netns_teardown
+}
+trap 'cleanup_all' EXIT
+trap 'cleanup_all; rdma_interrupted' INT TERM
+
+# Near 2^64: every collective's counter wraps after 2000 calls.
+SEQ_NEAR_WRAP=18446744073709549616
+# one node: auto reads peers' windows for barrier, bcast and small
+# allreduces; across hosts (the put path) it writes into them
+AUTO_AR="(read|ktree|pairwise|nway|bruck|ring)"
+SERVED_ALL="served:barrier:read served:bcast:read served:allreduce:$AUTO_AR"
+SERVED_PUT="served:barrier:nway served:bcast:knomial served:allreduce:$AUTO_AR"
+
+# The component's statistics and messages only exist in component mode.
+component() { [ "$RDMA_MODE" = component ]; }
+
+# check_grep ERR REGEX WHAT: reason unless a line of ERR matches (component mode)
+check_grep() {
+    component || return 0
+    grep -qE -- "$2" "$1" || echo "no $3 on stderr"
+}
+
+# rcase NAME NP "MPIRUN ARGS" "PROGRAM AND ARGS" "CHECKS" [EXTRA_CHECK_FUNCTION]
+#   one mpirun with the component's statistics; passes when it prints
+#   "test_robust OK" (or "test_threads OK"), the statistics CHECKS hold
+#   (rdma_check_stats) and EXTRA_CHECK_FUNCTION OUT ERR prints nothing (it
+#   runs in a subshell; what it writes to $RCASE_NOTE_FILE goes into the PASS
+#   line).
+#   PRE=... (a command prefix such as taskset) goes before mpirun.
+rcase() {
+    local name=$1 np=$2 mpiargs=$3 prog=$4 checks=$5 extra=${6:-} out err rc reason
+    rdma_selected "$name" || return 0
+    out=$RDMA_LOGDIR/$name.out
+    err=$RDMA_LOGDIR/$name.err
+    echo "$(rdma_mpi_env) ${PRE:-} mpirun --oversubscribe -np $np $(rdma_verbose_args) $mpiargs $prog" >"$RDMA_LOGDIR/$name.cmd"
+    # shellcheck disable=SC2046,SC2086
+    rdma_run "$name" "$out" "$err" ${PRE:-} \
+        mpirun --oversubscribe -np "$np" $(rdma_verbose_args) $mpiargs $prog
+    rc=$?
+    reason=$(rdma_outcome $rc "$out" "$err" '^test_(robust|threads) OK' "'test_robust OK' line")
+    if [ -z "$reason" ]; then
+        # shellcheck disable=SC2086
+        reason=$(rdma_check_stats "$err" "$np" $checks)
+    fi
+    rm -f "$RCASE_NOTE_FILE"
+    if [ -z "$reason" ] && [ -n "$extra" ]; then
+        reason=$($extra "$out" "$err")
+    fi
+    local note=
+    [ -f "$RCASE_NOTE_FILE" ] && note=$(cat "$RCASE_NOTE_FILE")
+    if [ -z "$reason" ]; then
+        rdma_pass "$name" "${RDMA_RUN_SECS}s${RDMA_RUN_NOTE:+, $RDMA_RUN_NOTE}${note:+, $note}"
+    else
+        rdma_fail "$name" "$reason${RDMA_RUN_NOTE:+; $RDMA_RUN_NOTE}${note:+; $note}; cmd: $(cat "$RDMA_LOGDIR/$name.cmd")"
+    fi
+}
+RCASE_NOTE_FILE=$RDMA_LOGDIR/.note
+RANK_ENV=$HERE/rank_env.sh
+
+# ---- 1. mismatched MCA parameters --------------------------------------------
+# One rank with another value of an agreed parameter: results right, no hang,
+# the window set-up warns naming the parameter and every call falls back.
+warn_threshold() { check_grep "$2" 'warning: coll_rdma_allreduce_max_bytes differs between ranks' "warning naming coll_rdma_allreduce_max_bytes"; }
+warn_algorithm() { check_grep "$2" 'warning: coll_rdma_bcast_algorithm differs between ranks' "warning naming coll_rdma_bcast_algorithm"; }
+warn_mincomm() { check_grep "$2" 'warning: coll_rdma_min_comm_size differs between ranks' "warning naming coll_rdma_min_comm_size"; }
+rcase mismatch-threshold-np4 4 "--mca op ^avx" \
+    "$RANK_ENV 1 OMPI_MCA_coll_rdma_allreduce_max_bytes=1024 -- $ROBUST mix --calls 1500" "none" warn_threshold
+rcase mismatch-algorithm-np3 3 "--mca op ^avx" \
+    "$RANK_ENV 2 OMPI_MCA_coll_rdma_bcast_algorithm=fallback -- $ROBUST mix --calls 1500" "none" warn_algorithm
+rcase mismatch-min-comm-size-np3 3 "--mca op ^avx" \
+    "$RANK_ENV 0 OMPI_MCA_coll_rdma_min_comm_size=8 -- $ROBUST mix --calls 1500" "none" warn_mincomm
+# parameters that need not agree (local limits, polling, output): still served
+rcase mismatch-local-params-np3 3 "--mca op ^avx" \
+    "$RANK_ENV 1 OMPI_MCA_coll_rdma_poll_spins=1 OMPI_MCA_coll_rdma_window_max_bytes=100000000 -- $ROBUST mix --calls 1500" \
+    "$SERVED_ALL"
+
+# ---- 2. many communicators, leaks ---------------------------------------------
+# 10000 dup/free cycles with a checked collective on each, then 500
+# communicators alive at once; the program fails when /dev/shm mappings, open
+# files or resident memory do not come back after the warm-up.
+churn_summary() {
+    grep -E '^rank 0 (alive|after-free):' "$1" | sed 's/^rank 0 //' | tr '\n' ' ' >"$RCASE_NOTE_FILE"
+}
+# (each cycle sets a window up: a few ms, so this case has 300 s)
+TIMEOUT=$((TIMEOUT > 300 ? TIMEOUT : 300)) \
+    rcase churn-np2 2 "" "$ROBUST churn --cycles 10000 --alive 500" "$SERVED_ALL" churn_summary
+
+# valgrind memcheck on a short churn: no leak (definite or indirect) and no
+# memory error whose stack passes through coll/rdma.  Open MPI's own leaks
+# (hundreds of records) are not ours and are not counted.  --keep-debuginfo
+# keeps the component's symbols after Open MPI unloads it at MPI_Finalize.
+vg_ours() {
+    local f
+    if ! ls "$RDMA_LOGDIR"/vg.* >/dev/null 2>&1; then
+        echo "no valgrind logs"
+        return
+    fi
+    for f in "$RDMA_LOGDIR"/vg.*; do
+        awk '
+            /^==[0-9]+== *$/ {
+                if (rec ~ /(definitely lost|indirectly lost|Invalid (read|write|free)|uninitialised|Conditional jump|Mismatched free|overlap)/ && rec ~ /coll_rdma/) {
+                    split(rec, l, "\n"); print FILENAME ": " l[2]
+                }
+                rec = ""; next
+            }
+            { rec = rec "\n" $0 }
+        ' "$f"
+    done | head -n 3
+}
+vg_check() {
+    local found
+    found=$(vg_ours)
+    if [ -n "$found" ]; then
+        echo "valgrind reports through coll/rdma: $(echo "$found" | tr '\n' ' ')"
+    fi
+}
+if rdma_selected leak-valgrind-np2; then
+    if [ "$VALGRIND" = 0 ]; then
+        echo "SKIP leak-valgrind-np2 (VALGRIND=0)"
+    elif ! command -v valgrind >/dev/null 2>&1; then
+        echo "SKIP leak-valgrind-np2 (valgrind not installed; Debian: apt-get install valgrind)"
+    else
+        rm -f "$RDMA_LOGDIR"/vg.*
+        rcase leak-valgrind-np2 2 "" \
+            "valgrind -q --keep-debuginfo=yes --leak-check=full --show-leak-kinds=definite,indirect --num-callers=40 --log-file=$RDMA_LOGDIR/vg.%p $ROBUST churn --cycles 200 --alive 20" \
+            "$SERVED_ALL" vg_check
+    fi
+fi
+
+# ---- 3. resource exhaustion ---------------------------------------------------
+# A rank whose window would exceed coll_rdma_window_max_bytes: that
+# communicator falls back on every rank, with a message naming the parameter.
+cap_message() {
+    local r
+    r=$(check_grep "$2" 'exceeds coll_rdma_window_max_bytes' "message naming coll_rdma_window_max_bytes")
+    [ -n "$r" ] && { echo "$r"; return; }
+    check_grep "$2" 'no window on communicator' "'no window on communicator' message"
+}
+rcase exhaust-window-cap-one-rank-np4 4 "--mca op ^avx" \
+    "$RANK_ENV 1 OMPI_MCA_coll_rdma_window_max_bytes=100000 -- $ROBUST mix --calls 1500" "none fb:window" cap_message
+rcase exhaust-window-cap-all-np3 3 "--mca op ^avx --mca coll_rdma_window_max_bytes 4096" \
+    "$ROBUST edge" "none" cap_message
+# File descriptors run out (each live window holds one, UCX posix): 400
+# communicators alive with a limit of 256 descriptors (prlimit); the later
+# ones fall back.
+fd_message() { check_grep "$2" 'file descriptors open \(RLIMIT_NOFILE\).*no window' "message on the descriptor limit"; }
+PRE="prlimit --nofile=256:256" \
+    rcase exhaust-fds-np2 2 "" "$ROBUST churn --cycles 0 --alive 400" \
+    "served:allreduce:$AUTO_AR fb:window" fd_message
+# UCX without a usable transport: coll/rdma steps aside, coll/tuned serves.
+ucx_message() { check_grep "$2" 'UCX unavailable .*coll/rdma steps aside' "'UCX unavailable ... steps aside' message"; }
+rcase ucx-unavailable-np3 3 "--mca op ^avx -x UCX_TLS=ib" "$ROBUST mix --calls 1500" "none" ucx_message
+
+# ---- 4. a rank killed ----------------------------------------------------------
+# Rank 2 of 4 sends itself SIGKILL in the middle of a stream of collectives:
+# mpirun must end the job with an error within 30 s, every other rank must be
+# gone when it returns (none left spinning in a wait loop), and no /dev/shm
+# file of coll/rdma (UCX's posix segments: ucx_*) may remain.  Files of Open
+# MPI's own shared-memory BTL (vader_segment.*) that the killed run leaves are
+# listed in the PASS line and removed, as after every run.
+kill_case() {
+    local name=kill-rank-np4 out err rc t0 secs snap left ours alive strays reason=
+    rdma_selected "$name" || return 0
+    out=$RDMA_LOGDIR/$name.out
+    err=$RDMA_LOGDIR/$name.err
+    snap=$RDMA_LOGDIR/.kill-snapshot
+    rdma_shm_list >"$snap"
+    rdma_sysv_list >"$snap.sysv"
+    local marker="$$-$RANDOM-$name"
+    RDMA_CUR_MARKER=$marker # for rdma_interrupted (common.sh)
+    t0=$(date +%s%N)
+    # shellcheck disable=SC2046
+    env RDMA_TEST_RUN="$marker" $(rdma_mpi_env) timeout --kill-after=5 40 \
+        mpirun --oversubscribe -np 4 $(rdma_verbose_args) --mca op ^avx \
+        "$ROBUST" mix --calls 1000000 --kill-rank 2 --kill-at 3000 >"$out" 2>"$err" </dev/null
+    rc=$?
+    secs=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN {printf "%.1f", (b - a) / 1e9}')
+    # survivors: processes of this run still alive once mpirun returned
+    sleep 0.5
+    alive=$(rdma_marked_pids "$marker" | wc -l)
+    strays=$(rdma_kill_strays "$marker")
+    [ "$strays" != 0 ] && sleep 0.5
+    # new files no live process uses (a concurrent job's files stay out)
+    left=$(rdma_shm_list | comm -13 "$snap" - | while read -r f; do
+        rdma_shm_in_use | grep -qxF "/dev/shm/$f" || echo "$f"
+    done | tr '\n' ' ')
+    ours=$(echo "$left" | tr ' ' '\n' | grep -E 'ucx|rdma' | tr '\n' ' ')
+    rdma_shm_cleanup "$snap" >/dev/null
+    rdma_sysv_cleanup "$snap.sysv" >/dev/null
+    # shellcheck disable=SC2034
+    RDMA_CUR_MARKER=
+    if ! grep -q 'SIGKILL to itself' "$out"; then
+        reason="rank 2 did not reach the kill (exit $rc): $(rdma_first_errors "$out" "$err")"
+    elif [ "$rc" -eq 0 ]; then
+        reason="mpirun exited 0 after a rank was killed"
+    elif awk -v s="$secs" 'BEGIN {exit !(s >= 30)}'; then
+        reason="mpirun took ${secs}s (limit 30 s; exit $rc)"
+    elif [ "$alive" != 0 ]; then
+        reason="$alive processes of the job still running after mpirun returned"
+    elif [ -n "$ours" ]; then
+        reason="coll/rdma files left in /dev/shm: $ours"
+    fi
+    if [ -z "$reason" ]; then
+        rdma_pass "$name" "mpirun exit $rc after ${secs}s; left in /dev/shm and removed: ${left:-nothing}"
+    else
+        rdma_fail "$name" "$reason"
+    fi
+}
+kill_case
+
+# ---- 5. oversubscription -------------------------------------------------------
+# 8 ranks on 2 cores (taskset), 10000 mixed collectives without random
+# delays, with coll/rdma and then with coll/tuned alone in the same run; the
+# per-call times go into the PASS line.  Fails when coll/rdma takes more than
+# OVERSUB_MAX_RATIO (default 4) times coll/tuned's time per call.
+OVERSUB_MAX_RATIO=${OVERSUB_MAX_RATIO:-4}
+oversub_case() {
+    local name=oversub-np8 cpus
+    rdma_selected "$name" || return 0
+    cpus=$(python3 -c 'import os; c=sorted(os.sched_getaffinity(0)); print(",".join(map(str, c[:2])))' 2>/dev/null || echo 0,1)
+    PRE="taskset -c $cpus" rcase "$name-tuned" 8 "--mca op ^avx --bind-to none --mca coll ^rdma" \
+        "$ROBUST mix --calls 10000 --no-skew" "none"
+    PRE="taskset -c $cpus" rcase "$name" 8 "--mca op ^avx --bind-to none" \
+        "$ROBUST mix --calls 10000 --no-skew" "$SERVED_ALL" oversub_compare
+}
+oversub_compare() {
+    local us_rdma us_tuned
+    us_rdma=$(sed -n 's/^mix: .*us_per_call=\([0-9.]*\).*/\1/p' "$1")
+    us_tuned=$(sed -n 's/^mix: .*us_per_call=\([0-9.]*\).*/\1/p' "$RDMA_LOGDIR/oversub-np8-tuned.out")
+    if [ -z "$us_rdma" ] || [ -z "$us_tuned" ]; then
+        echo "no per-call times (coll/tuned run failed?)"
+        return
+    fi
+    echo "us per call: rdma $us_rdma, tuned $us_tuned, ratio $(awk -v a="$us_rdma" -v b="$us_tuned" 'BEGIN {printf "%.2f", a / b}')" >"$RCASE_NOTE_FILE"
+    if awk -v a="$us_rdma" -v b="$us_tuned" -v m="$OVERSUB_MAX_RATIO" 'BEGIN {exit !(a > m * b)}'; then
+        echo "coll/rdma $us_rdma us per call, coll/tuned $us_tuned: more than $OVERSUB_MAX_RATIO times"
+    fi
+}
+oversub_case
+
+# ---- 6. edge inputs -------------------------------------------------------------
+# count 0, MPI_IN_PLACE, every root, lower bound / extent != size, MPI_BOTTOM,
+# MPI_COMM_SELF, an intercommunicator, unaligned buffers inside a large
+# allocation; on every collective that exists (served or not).
+for np in 1 2 3 4 8; do
+    checks=none
+    [ "$np" -ge 2 ] && checks="someserved:bcast:read someserved:allreduce:$AUTO_AR"
+    rcase "edge-np$np" "$np" "--mca op ^avx" "$ROBUST edge" "$checks"
+done
+
+# ---- 7. sequence numbers across the 2^64 wrap --------------------------------------
+# coll_rdma_debug_seq_start makes every counter start 2000 calls before the
+# wrap; 100000 mixed calls with random skew cross it on both communicators.
+WRAP="--mca coll_rdma_debug_seq_start $SEQ_NEAR_WRAP"
+rcase wrap-mix-np4 4 "--mca op ^avx $WRAP" "$ROBUST mix --calls 100000" "$SERVED_ALL"
+rcase wrap-mix-pairwise-np5 5 "--mca op ^avx $WRAP --mca coll_rdma_allreduce_algorithm pairwise" \
+    "$ROBUST mix --calls 20000" "served:barrier:read served:bcast:read served:allreduce:pairwise"
+rcase wrap-mix-ktree-np3 3 "--mca op ^avx $WRAP --mca coll_rdma_allreduce_algorithm ktree" \
+    "$ROBUST mix --calls 20000" "served:barrier:read served:bcast:read served:allreduce:ktree"
+# a root running ahead on bcast credits across the wrap, with a ring of 3
+# slots (3 does not divide 2^64) and of 2, for the tree (credits per child)
+# and for read (credits from every reader)
+for slots in 3 2; do
+    rcase "wrap-bcast-credits-slots$slots-np3" 3 \
+        "--mca coll_rdma_debug_seq_start 18446744073709551516 --mca coll_rdma_bcast_slots $slots --mca coll_rdma_bcast_algorithm knomial --mca coll_rdma_bcast_radix 2" \
+        "$ROBUST burst --calls 2000" "served:bcast:knomial"
+    rcase "wrap-bcast-read-credits-slots$slots-np3" 3 \
+        "--mca coll_rdma_debug_seq_start 18446744073709551516 --mca coll_rdma_bcast_slots $slots --mca coll_rdma_bcast_algorithm read" \
+        "$ROBUST burst --calls 2000" "served:bcast:read"
+done
+# the agreed start value: one rank with another falls back, warning
+warn_seq() { check_grep "$2" 'warning: coll_rdma_debug_seq_start differs between ranks' "warning naming coll_rdma_debug_seq_start"; }
+rcase wrap-mismatch-np3 3 "--mca op ^avx" \
+    "$RANK_ENV 1 OMPI_MCA_coll_rdma_debug_seq_start=$SEQ_NEAR_WRAP -- $ROBUST mix --calls 1000" "none" warn_seq
+
+# ---- 9. MPI_THREAD_MULTIPLE -------------------------------------------------------
+# Supported (tests/mpi: thread-multiple-np2/np4).  Here: threads on distinct
+# communicators while the sequence numbers wrap.
+rcase wrap-threads-np2 2 "--mca op ^avx $WRAP" "$THREADS 3 3000" "$SERVED_ALL"
+
+# ---- 8. hosts made of network namespaces --------------------------------------------
+# Two hosts of two ranks each (shared memory inside a host, UCX over TCP
+# between hosts), and three hosts of one rank: every result checked, every
+# rank's statistics show calls served, and the put-counter shim
+# (put_counter.c, LD_PRELOAD) shows ucp_put_nbi used on every rank, so the
+# put path, not only the direct-store path, was exercised.
+put_path() {
+    local need_direct=$3 n bad
+    n=$(grep -c '^\[put-counter\]' "$2")
+    if [ "$n" -lt "$NETNS_NP" ]; then
+        echo "only $n of $NETNS_NP ranks printed put-counter lines"
+        return
+    fi
+    bad=$(grep '^\[put-counter\]' "$2" | grep -c 'ucp_put_nbi=0 ')
+    if [ "$bad" -gt 0 ]; then
+        echo "$bad ranks made no ucp_put_nbi (put path not exercised): $(grep -m1 'ucp_put_nbi=0 ' "$2")"
+        return
+    fi
+    if [ "$need_direct" = direct ] && grep '^\[put-counter\]' "$2" | grep -q 'rkey_ptr_ok=0 '; then
+        echo "a rank mapped no peer's window (no shared memory inside a host): $(grep -m1 'rkey_ptr_ok=0 ' "$2")"
+        return
+    fi
+    grep '^\[put-counter\]' "$2" | head -n 1 | sed 's/^\[put-counter\] //' >"$RCASE_NOTE_FILE"
+}
+put_path_mixed() { put_path "$1" "$2" direct; }
+put_path_only() { put_path "$1" "$2" put; }
+netns_case() {
+    local name=$1 hosts=$2 per=$3 check=$4 np=$(($2 * $3))
+    local args
+    rdma_selected "$name" || return 0
+    if [ "$NETNS" = 0 ]; then
+        echo "SKIP $name (NETNS=0)"
+        return 0
+    fi
+    if [ "$RDMA_MODE" != component ]; then
+        echo "SKIP $name (no component: nothing to check across hosts)"
+        return 0
+    fi
+    if ! netns_setup "$hosts"; then
+        echo "SKIP $name ($NETNS_SKIP)"
+        return 0
+    fi
+    NETNS_NP=$np
+    args="--host $(netns_host_arg "$per") --mca plm_rsh_agent $NETNS_AGENT --mca plm_rsh_no_tree_spawn 1"
+    args="$args --mca oob_tcp_if_include $NETNS_SUBNET.0/24 --mca btl_tcp_if_include $NETNS_SUBNET.0/24"
+    args="$args --mca btl self,vader,tcp --mca op ^avx -x UCX_NET_DEVICES=eth0 -x LD_PRELOAD=$PUTCOUNTER"
+    rcase "$name-mix" "$np" "$args" "$ROBUST mix --calls 600" "$SERVED_PUT" "$check"
+    rcase "$name-edge" "$np" "$args" "$ROBUST edge" \
+        "someserved:bcast:knomial someserved:allreduce:$AUTO_AR" "$check"
+    netns_teardown
+}
+netns_case netns-2hosts-x2 2 2 put_path_mixed
+netns_case netns-3hosts-x1 3 1 put_path_only
+
+rdma_finish
