@@ -3,7 +3,8 @@
 
 usage: bench/summarize.py side DIR...      rdma against tuned, sm, han, and the best of them
        bench/summarize.py algs COLL DIR... one column per forced-algorithm run of COLL
-                                           (DIRs named COLL-ALG, each a compare.sh -C rdma run)
+                                           (DIRs named COLL-ALG, each a compare.sh -C rdma run),
+                                           and one per built-in component of other DIRs
 Reads each DIR/table.md (compare.sh's medians over repetitions).
 """
 import os
@@ -59,13 +60,25 @@ def side(dirs):
 
 
 def algs(coll, dirs):
-    data = {}
+    """One column per forced-algorithm run (a DIR named COLL-ALG, rdma column),
+    plus the built-in components' columns of any DIR that has them."""
+    data, names = {}, []
     for d in dirs:
-        alg = os.path.basename(d.rstrip('/')).split('-', 1)[1]
+        base = os.path.basename(d.rstrip('/'))
+        alg = base.split('-', 1)[1] if base.startswith(coll + '-') else None
         for (c, size), r in read_table(os.path.join(d, 'table.md')).items():
-            if c == coll and 'rdma' in r:
-                data.setdefault(size, {})[alg] = r['rdma']
-    names = [os.path.basename(d.rstrip('/')).split('-', 1)[1] for d in dirs]
+            if c != coll:
+                continue
+            for cfg, v in r.items():
+                name = alg if cfg == 'rdma' and alg else cfg if cfg != 'rdma' else None
+                if name is None:
+                    continue
+                data.setdefault(size, {})[name] = v
+                if name not in names:
+                    names.append(name)
+    builtin = [n for n in names if n in ('tuned', 'sm', 'han')]
+    ours = [n for n in names if n not in builtin]
+    names = ours + builtin
     print('| size | ' + ' | '.join(names) + ' | fastest |')
     print('|---:|' + '---:|' * (len(names) + 1))
     for size in sorted(data):
