@@ -47,4 +47,4 @@ done
 echo
 echo "== 2. latency, coll/rdma against coll/tuned in one run (median of 5 interleaved repetitions, us)"
 BUILDDIR=$build BENCH=$build/bench/coll_bench "$top/bench/compare.sh" -n "$np" -r 5 \
-    -c barrier,bcast,allreduce -m 8:65536 -o "$build/bench-results"
+    -c barrier,bcast,allreduce,reduce,allgather,alltoall -m 8:65536 -p -o "$build/bench-results"
