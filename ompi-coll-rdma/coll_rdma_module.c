@@ -424,6 +424,49 @@ static int unpack_result(void *buf, size_t count, ompi_datatype_t *dtype, size_t
     return rc;
 }
 
+/* An allgather or alltoall algorithm on contiguous bytes: `in` holds this
+ * rank's input (one block or one per rank), `out` P blocks. */
+typedef int (*block_alg_fn_t)(const void *in, void *out, size_t block,
+                              mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
+
+/*
+ * Run `alg` for an allgather or alltoall of `block` bytes per rank on
+ * contiguous views of the buffers: the input is in_count x sdtype at sbuf
+ * (in_bytes packed), or, with MPI_IN_PLACE, in the output from byte
+ * in_place_offset; the output is rcount_total x rdtype at rbuf (size *
+ * block packed).  Non-contiguous layouts go through temporary buffers.
+ */
+static int serve_blocks(block_alg_fn_t alg, const void *sbuf, size_t in_count,
+                        ompi_datatype_t *sdtype, size_t in_bytes, size_t in_place_offset,
+                        void *rbuf, size_t rcount_total, ompi_datatype_t *rdtype, size_t block,
+                        mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm)
+{
+    size_t out_bytes = (size_t) ompi_comm_size(comm) * block;
+    const char *in;
+    char *out, *rcopy, *scopy = NULL;
+    int rc;
+
+    rc = result_view(rbuf, rcount_total, rdtype, out_bytes, MPI_IN_PLACE == sbuf, &out, &rcopy);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if (MPI_IN_PLACE == sbuf) {
+        in = out + in_place_offset; /* the algorithms handle input inside the output */
+    } else {
+        rc = packed_view(sbuf, in_count, sdtype, in_bytes, &in, &scopy);
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = alg(in, out, block, m, comm);
+    }
+    free(scopy);
+    if (OMPI_SUCCESS == rc) {
+        rc = unpack_result(rbuf, rcount_total, rdtype, out_bytes, rcopy);
+    } else {
+        free(rcopy);
+    }
+    return rc;
+}
+
 static int rdma_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
                           int rcount, struct ompi_datatype_t *rdtype,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
@@ -433,9 +476,6 @@ static int rdma_allgather(const void *sbuf, int scount, struct ompi_datatype_t *
     size_t block = (size_t) rcount * rdtype->super.size;
     int why;
     int alg = COLL_RDMA_ALG_FALLBACK;
-    const char *sblock;
-    char *out, *rcopy, *scopy = NULL;
-    int rc;
 
     if (window_ready(m, comm, &why)) {
         alg = coll_rdma_decide_allgather(&mca_coll_rdma_component.config, size, block, &why);
@@ -450,27 +490,10 @@ static int rdma_allgather(const void *sbuf, int scount, struct ompi_datatype_t *
         return OMPI_SUCCESS;
     }
     /* in place: this rank's block is already in rbuf */
-    rc = result_view(rbuf, (size_t) rcount * size, rdtype, (size_t) size * block,
-                     MPI_IN_PLACE == sbuf, &out, &rcopy);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    if (MPI_IN_PLACE == sbuf) {
-        sblock = out + (size_t) rank * block;
-    } else {
-        rc = packed_view(sbuf, (size_t) scount, sdtype, block, &sblock, &scopy);
-    }
-    if (OMPI_SUCCESS == rc) {
-        rc = COLL_RDMA_ALG_RING == alg ? coll_rdma_allgather_ring(sblock, out, block, m, comm)
-                                       : coll_rdma_allgather_bruck(sblock, out, block, m, comm);
-    }
-    free(scopy);
-    if (OMPI_SUCCESS == rc) {
-        rc = unpack_result(rbuf, (size_t) rcount * size, rdtype, (size_t) size * block, rcopy);
-    } else {
-        free(rcopy);
-    }
-    return rc;
+    return serve_blocks(COLL_RDMA_ALG_RING == alg ? coll_rdma_allgather_ring
+                                                  : coll_rdma_allgather_bruck,
+                        sbuf, (size_t) scount, sdtype, block, (size_t) rank * block, rbuf,
+                        (size_t) rcount * size, rdtype, block, m, comm);
 }
 
 static int rdma_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
@@ -482,9 +505,6 @@ static int rdma_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *s
     size_t block = (size_t) rcount * rdtype->super.size;
     int why;
     int alg = COLL_RDMA_ALG_FALLBACK;
-    const char *in;
-    char *out, *rcopy, *scopy = NULL;
-    int rc;
 
     if (window_ready(m, comm, &why)) {
         alg = coll_rdma_decide_alltoall(&mca_coll_rdma_component.config, size, block, &why);
@@ -498,27 +518,10 @@ static int rdma_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *s
     if (0 == block) {
         return OMPI_SUCCESS;
     }
-    rc = result_view(rbuf, (size_t) rcount * size, rdtype, (size_t) size * block,
-                     MPI_IN_PLACE == sbuf, &out, &rcopy);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    if (MPI_IN_PLACE == sbuf) {
-        in = out; /* the algorithms handle in == out */
-    } else {
-        rc = packed_view(sbuf, (size_t) scount * size, sdtype, (size_t) size * block, &in, &scopy);
-    }
-    if (OMPI_SUCCESS == rc) {
-        rc = COLL_RDMA_ALG_BRUCK == alg ? coll_rdma_alltoall_bruck(in, out, block, m, comm)
-                                        : coll_rdma_alltoall_direct(in, out, block, m, comm);
-    }
-    free(scopy);
-    if (OMPI_SUCCESS == rc) {
-        rc = unpack_result(rbuf, (size_t) rcount * size, rdtype, (size_t) size * block, rcopy);
-    } else {
-        free(rcopy);
-    }
-    return rc;
+    return serve_blocks(COLL_RDMA_ALG_BRUCK == alg ? coll_rdma_alltoall_bruck
+                                                   : coll_rdma_alltoall_direct,
+                        sbuf, (size_t) scount * size, sdtype, (size_t) size * block, 0, rbuf,
+                        (size_t) rcount * size, rdtype, block, m, comm);
 }
 
 static int rdma_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
