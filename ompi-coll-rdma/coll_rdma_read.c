@@ -54,8 +54,29 @@ int coll_rdma_barrier_read(mca_coll_rdma_module_t *module, struct ompi_communica
 
     /* words only grow: a rank already in the next barrier still reads >= seq */
     (void) coll_rdma_window_post(win, win->rank, win->off_read_barrier, NULL, 0, seq);
-    coll_rdma_window_wait_all_peers(win, win->off_read_barrier, seq);
+    coll_rdma_window_wait_all_peers(win, win->off_read_barrier, seq, NULL, NULL);
     return OMPI_SUCCESS;
+}
+
+/* One read allreduce: fold each rank's contribution into the result. */
+typedef struct read_fold {
+    void *rbuf;
+    size_t count;
+    size_t bytes;
+    ompi_datatype_t *dtype;
+    ompi_op_t *op;
+} read_fold_t;
+
+/* rbuf = c[rank] op (... op (c[1] op c[0])), one rank at a time in rank order */
+static void fold(void *ctx, int rank, const void *contribution)
+{
+    read_fold_t *f = ctx;
+
+    if (0 == rank) {
+        memcpy(f->rbuf, contribution, f->bytes);
+    } else {
+        coll_rdma_op_reduce(f->op, contribution, f->rbuf, f->count, f->dtype);
+    }
 }
 
 int coll_rdma_allreduce_read(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
@@ -70,11 +91,9 @@ int coll_rdma_allreduce_read(const void *sbuf, void *rbuf, size_t count, ompi_da
 
     (void) coll_rdma_window_post(win, win->rank, off, MPI_IN_PLACE == sbuf ? rbuf : sbuf, bytes,
                                  seq);
-    coll_rdma_window_wait_all_peers(win, off, seq);
-    /* rbuf = c[P-1] op (... op (c[1] op c[0])): the same on every rank */
-    memcpy(rbuf, coll_rdma_window_peer_payload(win, 0, off), bytes);
-    for (int r = 1; r < win->comm_size; ++r) {
-        coll_rdma_op_reduce(op, coll_rdma_window_peer_payload(win, r, off), rbuf, count, dtype);
-    }
+    /* the same expression on every rank, folded while later ranks arrive;
+     * rbuf is written only after the own contribution is in the window */
+    coll_rdma_window_wait_all_peers(win, off, seq, fold,
+                                    &(read_fold_t){rbuf, count, bytes, dtype, op});
     return OMPI_SUCCESS;
 }

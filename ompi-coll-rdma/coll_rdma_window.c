@@ -512,22 +512,27 @@ const void *coll_rdma_window_wait_peer(coll_rdma_window_t *win, int peer, size_t
     return slot + COLL_RDMA_SLOT_HEADER;
 }
 
-void coll_rdma_window_wait_all_peers(coll_rdma_window_t *win, size_t off, uint64_t seq)
+void coll_rdma_window_wait_all_peers(coll_rdma_window_t *win, size_t off, uint64_t seq,
+                                     coll_rdma_visit_fn_t visit, void *ctx)
 {
     int size = win->comm_size, spins = mca_coll_rdma_component.poll_spins;
+    int nwords = (size + 63) / 64;
     int first = 0; /* every rank below has arrived */
-    uint64_t pending[(size + 63) / 64];
+    int next = 0;  /* the next rank to visit */
+    uint64_t pending[nwords];
 
-    memset(pending, 0xff, sizeof(pending));
-    pending[win->rank / 64] &= ~((uint64_t) 1 << (win->rank % 64));
+    memset(pending, 0, sizeof(pending));
+    for (int peer = 0; peer < size; ++peer) {
+        if (peer != win->rank) {
+            pending[peer / 64] |= (uint64_t) 1 << (peer % 64);
+        }
+    }
     for (;;) {
         bool all = true;
-        for (int w = first / 64; w < (size + 63) / 64; ++w) {
+        for (int w = first / 64; w < nwords; ++w) {
             for (uint64_t left = pending[w]; 0 != left; left &= left - 1) {
                 int peer = w * 64 + __builtin_ctzll(left);
-                if (peer >= size) {
-                    pending[w] &= ~(left & -left);
-                } else if (seq_reached(load_acquire(win->peers[peer].direct + off), seq)) {
+                if (seq_reached(load_acquire(win->peers[peer].direct + off), seq)) {
                     pending[w] &= ~((uint64_t) 1 << (peer % 64));
                 } else {
                     all = false;
@@ -535,6 +540,13 @@ void coll_rdma_window_wait_all_peers(coll_rdma_window_t *win, size_t off, uint64
             }
             if (all) {
                 first = (w + 1) * 64;
+            }
+        }
+        if (NULL != visit) {
+            /* rank order: visit while the next rank is no longer pending */
+            while (next < size && 0 == (pending[next / 64] & ((uint64_t) 1 << (next % 64)))) {
+                visit(ctx, next, coll_rdma_window_peer_payload(win, next, off));
+                ++next;
             }
         }
         if (all) {

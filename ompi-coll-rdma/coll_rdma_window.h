@@ -384,13 +384,20 @@ void coll_rdma_window_wait_many(coll_rdma_window_t *win, const size_t *offs, int
  */
 const void *coll_rdma_window_wait_peer(coll_rdma_window_t *win, int peer, size_t off, uint64_t seq);
 
+/** Called for each rank's slot payload, in rank order (see below). */
+typedef void (*coll_rdma_visit_fn_t)(void *ctx, int rank, const void *payload);
+
 /**
  * Wait until the slot at `off` in every other rank's window holds sequence
- * number `seq` or later, polling all pending words in every pass.  Only where
+ * number `seq` or later, polling all pending words in every pass.  With a
+ * `visit` function, call it for every rank 0 .. P-1 (this one included) in
+ * rank order, each as soon as that rank and all below it have arrived, so
+ * that work on early arrivals overlaps the wait for late ones.  Only where
  * win->all_direct.  Afterwards coll_rdma_window_peer_payload() gives each
  * rank's payload.
  */
-void coll_rdma_window_wait_all_peers(coll_rdma_window_t *win, size_t off, uint64_t seq);
+void coll_rdma_window_wait_all_peers(coll_rdma_window_t *win, size_t off, uint64_t seq,
+                                     coll_rdma_visit_fn_t visit, void *ctx);
 
 /** Payload address of the slot at `off` in `peer`'s window (mapped). */
 static inline const void *coll_rdma_window_peer_payload(coll_rdma_window_t *win, int peer,
