@@ -38,26 +38,28 @@ static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *com
                         const char *blobs, const int *displs);
 
 /*
- * Remember `nslots` slots of `stride` bytes at `off`, each starting with a
- * sequence word, so that the words are zeroed once the memory exists.
- * add_region() also reserves them at *off (advanced past them) and returns
- * the region's offset.
+ * Remember `nslots` slots of `stride` bytes at `off` (packing as in
+ * coll_rdma_region_t), each starting with a word that must hold `empty`
+ * before the address exchange.
  */
-static void note_packed_region(coll_rdma_window_t *win, size_t off, int nslots, size_t stride,
-                               int packed)
+static void note_region(coll_rdma_window_t *win, size_t off, int nslots, size_t stride,
+                        int packed, uint64_t empty)
 {
     if (win->nregions < COLL_RDMA_MAX_REGIONS) {
         win->regions[win->nregions].off = off;
         win->regions[win->nregions].nslots = nslots;
         win->regions[win->nregions].stride = stride;
         win->regions[win->nregions].packed = packed;
+        win->regions[win->nregions].empty = empty;
     }
     ++win->nregions; /* more than COLL_RDMA_MAX_REGIONS: alloc fails below */
 }
 
-static void note_region(coll_rdma_window_t *win, size_t off, int nslots, size_t stride)
+/* Packed Bruck slots of sequence words (packed: 1 allgather, 2 alltoall). */
+static void note_packed_region(coll_rdma_window_t *win, size_t off, int nslots, size_t stride,
+                               int packed)
 {
-    note_packed_region(win, off, nslots, stride, 0);
+    note_region(win, off, nslots, stride, packed, win->seq_start - 1);
 }
 
 /* Offset of slot `s` of region `r` (see coll_rdma_region_t). */
@@ -72,13 +74,22 @@ static size_t region_slot(const coll_rdma_window_t *win, const coll_rdma_region_
                                  r->stride);
 }
 
-static size_t add_region(coll_rdma_window_t *win, size_t *off, int nslots, size_t stride)
+/* Reserve `nslots` slots of `stride` bytes at *off (advanced past them), each
+ * starting with a word that holds `empty` at first; returns their offset. */
+static size_t reserve_region(coll_rdma_window_t *win, size_t *off, int nslots, size_t stride,
+                             uint64_t empty)
 {
     size_t start = *off;
 
-    note_region(win, start, nslots, stride);
+    note_region(win, start, nslots, stride, 0, empty);
     *off += (size_t) nslots * stride;
     return start;
+}
+
+/* Slots whose words are sequence numbers: they start at the instance before the first. */
+static size_t add_region(coll_rdma_window_t *win, size_t *off, int nslots, size_t stride)
+{
+    return reserve_region(win, off, nslots, stride, win->seq_start - 1);
 }
 
 static size_t round8(size_t bytes)
@@ -227,6 +238,7 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     }
     win->comm_size = comm_size;
     win->rank = rank;
+    win->seq_start = cfg->debug_seq_start;
 
     win->off_barrier = add_region(win, &off, coll_rdma_sched_rounds(comm_size, n + 1) * n,
                                   COLL_RDMA_LINE);
@@ -253,8 +265,9 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     win->ring_segment_bytes = cfg->allreduce_ring_segment_bytes;
     win->ring_slot_size = line_round(COLL_RDMA_SLOT_HEADER + win->ring_segment_bytes);
     win->ring_slots = cfg->allreduce_ring_slots;
-    win->off_ring = add_region(win, &off, win->ring_slots, win->ring_slot_size);
-    win->off_ring_ack = add_region(win, &off, 1, COLL_RDMA_LINE);
+    /* the ring's words count ring messages, from 0 */
+    win->off_ring = reserve_region(win, &off, win->ring_slots, win->ring_slot_size, 0);
+    win->off_ring_ack = reserve_region(win, &off, 1, COLL_RDMA_LINE, 0);
     win->off_read_barrier = add_region(win, &off, 1, COLL_RDMA_LINE);
     win->read_ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_read_max_bytes);
     win->off_read_ar = add_region(win, &off, 2, win->read_ar_slot_size);
@@ -308,21 +321,17 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
      * sequence word holds "the instance before the first" (debug_seq_start -
      * 1, 0 by default), as do the consumed words and the credit caches, so
      * that the first instance is not yet reached and every credit is granted,
-     * wherever the counters start.  Only the words: the payload is never read
-     * before its word arrives, and writing the whole window would fault in
-     * every page of it (most of the cost of a communicator's first
-     * collective).  The ring's words count ring messages, from 0.
+     * wherever the counters start; message counters hold 0.  Only the words:
+     * the payload is never read before its word arrives, and writing the
+     * whole window would fault in every page of it (most of the cost of a
+     * communicator's first collective).
      */
-    win->seq_start = cfg->debug_seq_start;
     for (int r = 0; r < win->nregions; ++r) {
         for (int i = 0; i < win->regions[r].nslots; ++i) {
-            *(uint64_t *) (win->base + region_slot(win, &win->regions[r], i)) = win->seq_start - 1;
+            *(uint64_t *) (win->base + region_slot(win, &win->regions[r], i)) =
+                win->regions[r].empty;
         }
     }
-    for (int i = 0; i < win->ring_slots; ++i) {
-        *(uint64_t *) (win->base + win->off_ring + (size_t) i * win->ring_slot_size) = 0;
-    }
-    *(uint64_t *) (win->base + win->off_ring_ack) = 0;
     for (int i = 0; i < comm_size; ++i) {
         win->credit[i] = win->seq_start - 1;
         win->reduce_credit[i] = win->seq_start - 1;

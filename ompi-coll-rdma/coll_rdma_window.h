@@ -114,13 +114,15 @@ typedef struct coll_rdma_peer {
  * `nslots` slots from `off`, each starting with a sequence word: slot s at
  * off + s * stride, or, for a packed Bruck region (packed = 1: allgather, 2:
  * alltoall), at off + s * COLL_RDMA_LINE + (blocks of the slots before s) *
- * stride (coll_rdma_packed_slot()).
+ * stride (coll_rdma_packed_slot()).  `empty` is the value the words start
+ * with: the instance before the first, or 0 for words that count messages.
  */
 typedef struct coll_rdma_region {
     size_t off;
     size_t stride;
     int nslots;
     int packed;
+    uint64_t empty;
 } coll_rdma_region_t;
 
 typedef struct coll_rdma_window {
