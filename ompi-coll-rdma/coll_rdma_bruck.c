@@ -12,6 +12,13 @@
 
 #include <string.h>
 
+/* dst block (r + shift) % size = src block r, for every r (0 <= shift < size) */
+static void rotate_blocks(char *dst, const char *src, int size, int shift, size_t block)
+{
+    memcpy(dst + (size_t) shift * block, src, (size_t) (size - shift) * block);
+    memcpy(dst, src + (size_t) (size - shift) * block, (size_t) shift * block);
+}
+
 int coll_rdma_allgather_bruck(const void *sblock, void *rbuf, size_t block,
                               mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm)
 {
@@ -58,8 +65,7 @@ int coll_rdma_allgather_bruck(const void *sblock, void *rbuf, size_t block,
         }
     }
     /* the final rotation: position r is the block of rank (rank + r) % size */
-    memcpy(out + (size_t) rank * block, tmp, (size_t) (size - rank) * block);
-    memcpy(out, tmp + (size_t) (size - rank) * block, (size_t) rank * block);
+    rotate_blocks(out, tmp, size, rank, block);
     /* tmp is the next call's scratch: the puts out of it must be done */
     return coll_rdma_window_complete(win);
 }
@@ -81,8 +87,7 @@ int coll_rdma_alltoall_bruck(const void *sbuf, void *rbuf, size_t block,
     (void) comm;
 
     /* local rotation: position r holds the block for rank (rank + r) % size */
-    memcpy(tmp, in + (size_t) rank * block, (size_t) (size - rank) * block);
-    memcpy(tmp + (size_t) (size - rank) * block, in, (size_t) rank * block);
+    rotate_blocks(tmp, in, size, (size - rank) % size, block);
     for (int t = 0; t < rounds; ++t) {
         long first = before;
         char *p = pack;
