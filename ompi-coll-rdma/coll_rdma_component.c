@@ -90,18 +90,23 @@ void mca_coll_rdma_output(const char *fmt, ...)
     fprintf(stderr, "[coll/rdma] rank %u: %s\n", (unsigned) OMPI_PROC_MY_NAME->vpid, line);
 }
 
-static void reg_int(const char *name, const char *help, int level, int *storage)
+/* A read-only component parameter of `type` at info `level`. */
+static void reg_var(const char *name, const char *help, mca_base_var_type_t type, int level,
+                    void *storage)
 {
     (void) mca_base_component_var_register(&mca_coll_rdma_component.super.collm_version, name, help,
-                                           MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, level,
-                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+                                           type, NULL, 0, 0, level, MCA_BASE_VAR_SCOPE_READONLY,
+                                           storage);
+}
+
+static void reg_int(const char *name, const char *help, int level, int *storage)
+{
+    reg_var(name, help, MCA_BASE_VAR_TYPE_INT, level, storage);
 }
 
 static void reg_size(const char *name, const char *help, size_t *storage)
 {
-    (void) mca_base_component_var_register(&mca_coll_rdma_component.super.collm_version, name, help,
-                                           MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5,
-                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+    reg_var(name, help, MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_5, storage);
 }
 
 /* An *_algorithm enum parameter: auto, fallback, then the algorithms in
@@ -160,13 +165,11 @@ static int rdma_register(void)
             OPAL_INFO_LVL_9, &c->poll_spins);
     /* A local resource limit, not agreed: a rank whose window would exceed it
      * reports failure in the set-up exchange and the communicator falls back. */
-    (void) mca_base_component_var_register(
-        &c->super.collm_version, "window_max_bytes",
-        "Largest window (bytes) this process registers for one communicator; 0: no limit. A "
-        "communicator whose window geometry needs more falls back on every rank (with a message "
-        "at verbose >= 1). May differ between ranks",
-        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->window_max_bytes);
+    reg_var("window_max_bytes",
+            "Largest window (bytes) this process registers for one communicator; 0: no limit. A "
+            "communicator whose window geometry needs more falls back on every rank (with a "
+            "message at verbose >= 1). May differ between ranks",
+            MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_9, &c->window_max_bytes);
     static const int barrier_algs[] = {COLL_RDMA_ALG_NWAY, COLL_RDMA_ALG_PAIRWISE,
                                        COLL_RDMA_ALG_READ, COLL_RDMA_ALG_AUTO};
     static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_READ, COLL_RDMA_ALG_AUTO};
@@ -277,13 +280,11 @@ static int rdma_register(void)
     reg_size("reduce_max_bytes",
              "Largest MPI_Reduce (bytes) that coll/rdma serves; larger ones fall back",
              &cfg->reduce_max_bytes);
-    (void) mca_base_component_var_register(
-        &c->super.collm_version, "debug_seq_start",
-        "Debugging: first sequence number of every collective on a new communicator (default "
-        "1). A value near 2^64 (e.g. 18446744073709551000) makes the counters wrap after a few "
-        "hundred calls, to test the wrap-safe protocol. Must be the same on every rank",
-        MCA_BASE_VAR_TYPE_UINT64_T, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
-        &cfg->debug_seq_start);
+    reg_var("debug_seq_start",
+            "Debugging: first sequence number of every collective on a new communicator (default "
+            "1). A value near 2^64 (e.g. 18446744073709551000) makes the counters wrap after a "
+            "few hundred calls, to test the wrap-safe protocol. Must be the same on every rank",
+            MCA_BASE_VAR_TYPE_UINT64_T, OPAL_INFO_LVL_9, &cfg->debug_seq_start);
     return OMPI_SUCCESS;
 }
 
