@@ -65,6 +65,9 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
     return alg;
 }
 
+/* auto: read allreduce only on communicators of more ranks than this */
+#define AUTO_ALLREDUCE_READ_MIN_RANKS 4
+
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                                bool contiguous_predefined, bool reducible_op,
                                bool order_independent, bool all_direct, int *why)
@@ -111,7 +114,11 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
     if (COLL_RDMA_ALG_AUTO != forced) {
         return forced; /* forced nway and bruck even where the order shows */
     }
-    if (all_direct && bytes <= cfg->allreduce_read_max_bytes) {
+    /* read combines P - 1 contributions per rank: at 2 and 4 ranks pairwise's
+     * exchanges are as fast or faster (8 B: 0.40 against 0.46 us at 2 ranks,
+     * 0.60 against 0.61 at 4), from 8 ranks read wins (docs/tuning.md) */
+    if (all_direct && bytes <= cfg->allreduce_read_max_bytes
+        && comm_size > AUTO_ALLREDUCE_READ_MIN_RANKS) {
         return COLL_RDMA_ALG_READ;
     }
     /*
