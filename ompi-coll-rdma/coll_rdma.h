@@ -155,6 +155,11 @@ typedef struct mca_coll_rdma_module_t {
     /* sequence number of the last call per collective; debug_seq_start - 1
      * (the value window words start with) until the first call */
     uint64_t seq[COLL_RDMA_NCOLLS];
+    /* operations started and not finished, in start order (coll_rdma_exec.h);
+     * busy: someone is running the queue */
+    struct coll_rdma_op *queue_head;
+    struct coll_rdma_op *queue_tail;
+    int busy;
 } mca_coll_rdma_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_rdma_module_t);
@@ -238,13 +243,6 @@ bool coll_rdma_op_order_independent(ompi_op_t *op, ompi_datatype_t *dtype);
 
 /* ---- algorithms ------------------------------------------------------------ */
 
-/**
- * MPI_Barrier by n-way dissemination (Hoefler et al., "Fast barrier
- * synchronization for InfiniBand", 2006; End's thesis, seed 002 section 2.8):
- * ceil(log_{n+1} P) rounds, in each a rank signals n peers and waits for n.
- * Returns OMPI_SUCCESS or an OMPI error from the transport.
- */
-int coll_rdma_barrier_nway(mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
 
 /**
  * MPI_Bcast of `bytes` contiguous bytes at `buf` from `root` over a k-nomial
@@ -255,41 +253,8 @@ int coll_rdma_barrier_nway(mca_coll_rdma_module_t *module, struct ompi_communica
 int coll_rdma_bcast_knomial(void *buf, size_t bytes, int root, mca_coll_rdma_module_t *module,
                             struct ompi_communicator_t *comm);
 
-/**
- * MPI_Bcast of `bytes` contiguous bytes at `buf` from `root` by notified
- * read (End's thesis, seed 002 chapter 6, on shared memory): the root copies
- * each segment of cfg->bcast_segment_bytes into its own read-ring slot and
- * sets the slot's sequence word; every other rank polls that word through
- * its mapping of the root's window and copies the segment out.  One copy on
- * the root's critical path whatever P, and segments pipeline through
- * cfg->bcast_slots slots (the root reuses a slot once every rank consumed
- * what it held).  Needs win->all_direct.  bytes <= cfg->bcast_max_bytes.
- * Returns OMPI_SUCCESS or a transport error.
- */
-int coll_rdma_bcast_read(void *buf, size_t bytes, int root, mca_coll_rdma_module_t *module,
-                         struct ompi_communicator_t *comm);
 
-/**
- * MPI_Barrier by reading (one node): each rank stores the instance number in
- * its own read-barrier word, then polls every other rank's word through its
- * mapping, all pending words in every pass, so the misses overlap.  One
- * round: the n-way dissemination barrier with n = P - 1 turned around, each
- * rank writing one line instead of P - 1 (seed 002 chapter 6, notified read).
- * Needs win->all_direct.  Returns OMPI_SUCCESS.
- */
-int coll_rdma_barrier_read(mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
 
-/**
- * MPI_Allreduce by reading (one node): each rank stores its `count` elements
- * of predefined `dtype` in its own read slot (instance parity), then reads
- * every rank's slot and combines them in rank order 0, 1, ..., P-1, so every
- * rank computes the same expression and gets the same bits.  bytes <=
- * cfg->allreduce_read_max_bytes; sbuf may be MPI_IN_PLACE.  Needs
- * win->all_direct.  Returns OMPI_SUCCESS.
- */
-int coll_rdma_allreduce_read(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
-                             ompi_op_t *op, mca_coll_rdma_module_t *module,
-                             struct ompi_communicator_t *comm);
 
 /**
  * MPI_Allreduce of `count` elements of predefined `dtype` (bytes = count *
@@ -302,27 +267,7 @@ int coll_rdma_allreduce_ktree(const void *sbuf, void *rbuf, size_t count, ompi_d
                               ompi_op_t *op, mca_coll_rdma_module_t *module,
                               struct ompi_communicator_t *comm);
 
-/**
- * MPI_Allreduce by pairwise exchange (recursive doubling; End's thesis, seed
- * 002 section 2.3.3): ranks beyond the largest power of two p2 fold into
- * rank - p2, the p2 ranks exchange with rank XOR 2^step for log2(p2) steps,
- * the folded ranks get the result back.  Both partners of a step compute
- * (lower rank's partial) op (higher rank's partial) with the same function
- * and operands, so every rank ends with the same bits.  Same arguments and
- * limits as coll_rdma_allreduce_ktree().
- */
-int coll_rdma_allreduce_pairwise(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
-                                 ompi_op_t *op, mca_coll_rdma_module_t *module,
-                                 struct ompi_communicator_t *comm);
 
-/**
- * MPI_Barrier by pairwise exchange (End's thesis, seed 002 section 2.3.3; the
- * schedule of coll_rdma_allreduce_pairwise() with flags instead of data):
- * ranks beyond the largest power of two p2 signal rank - p2 and wait for its
- * release, the p2 ranks signal rank XOR 2^step and wait for it, log2(p2)
- * steps.  Returns OMPI_SUCCESS or a transport error.
- */
-int coll_rdma_barrier_pairwise(mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
 
 /**
  * MPI_Allgather of one `block`-byte block per rank, by Bruck's concatenation

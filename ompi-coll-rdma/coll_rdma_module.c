@@ -6,6 +6,7 @@
 #include "ompi_config.h"
 
 #include "coll_rdma.h"
+#include "coll_rdma_exec.h"
 #include "coll_rdma_window.h"
 
 #include <stdlib.h>
@@ -140,6 +141,9 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
         coll_rdma_ucx_unlock();
         if (OMPI_SUCCESS == rc) {
             win = coll_rdma_window_alloc(cfg, size, rank);
+            if (NULL != win) {
+                win->poll_spins = mca_coll_rdma_component.poll_spins;
+            }
         }
     }
     if (NULL != win) {
@@ -267,6 +271,43 @@ static inline void count_nway_not_adaptable(int alg)
 
 /* ---- entry points ------------------------------------------------------------ */
 
+/* The algorithms written as plans (coll_rdma_prog.h), by collective and algorithm. */
+static const coll_rdma_plan_fn_t plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
+    [COLL_RDMA_BARRIER] = {[COLL_RDMA_ALG_READ] = coll_rdma_barrier_read_plan,
+                           [COLL_RDMA_ALG_NWAY] = coll_rdma_barrier_nway_plan,
+                           [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_barrier_pairwise_plan},
+    [COLL_RDMA_BCAST] = {[COLL_RDMA_ALG_READ] = coll_rdma_bcast_read_plan},
+    [COLL_RDMA_ALLREDUCE] = {[COLL_RDMA_ALG_READ] = coll_rdma_allreduce_read_plan,
+                             [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_allreduce_pairwise_plan},
+};
+
+/*
+ * A blocking call by `alg`: the op on the stack, its arguments (sbuf never
+ * MPI_IN_PLACE: then rbuf), planned and run to the end.
+ */
+static int run_blocking(mca_coll_rdma_module_t *m, int coll, int alg, const void *sbuf,
+                        void *rbuf, size_t count, size_t bytes, ompi_datatype_t *dtype,
+                        ompi_op_t *op, int root)
+{
+    coll_rdma_op_t o;
+    int rc;
+
+    coll_rdma_op_init(&o, m, &mca_coll_rdma_component.config, coll, alg);
+    o.sbuf = MPI_IN_PLACE == sbuf ? rbuf : sbuf;
+    o.rbuf = rbuf;
+    o.count = count;
+    o.bytes = bytes;
+    o.dtype = dtype;
+    o.op = op;
+    o.root = root;
+    rc = plans[coll][alg](&o);
+    if (OMPI_SUCCESS != rc) {
+        coll_rdma_op_fini(&o);
+        return rc;
+    }
+    return coll_rdma_op_run(&o);
+}
+
 static int rdma_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
@@ -281,13 +322,7 @@ static int rdma_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t
         return m->previous_barrier(comm, m->previous_barrier_module);
     }
     count_served(COLL_RDMA_BARRIER, alg, 0);
-    if (COLL_RDMA_ALG_READ == alg) {
-        return coll_rdma_barrier_read(m, comm);
-    }
-    if (COLL_RDMA_ALG_PAIRWISE == alg) {
-        return coll_rdma_barrier_pairwise(m, comm);
-    }
-    return coll_rdma_barrier_nway(m, comm);
+    return run_blocking(m, COLL_RDMA_BARRIER, alg, NULL, NULL, 0, 0, NULL, NULL, 0);
 }
 
 static int rdma_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
@@ -311,8 +346,9 @@ static int rdma_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int r
     if (0 == bytes) {
         return OMPI_SUCCESS;
     }
-    if (COLL_RDMA_ALG_READ == alg) {
-        return coll_rdma_bcast_read((char *) buf + dtype->super.true_lb, bytes, root, m, comm);
+    if (NULL != plans[COLL_RDMA_BCAST][alg]) {
+        return run_blocking(m, COLL_RDMA_BCAST, alg, NULL, (char *) buf + dtype->super.true_lb, 0,
+                            bytes, NULL, NULL, root);
     }
     return coll_rdma_bcast_knomial((char *) buf + dtype->super.true_lb, bytes, root, m, comm);
 }
@@ -345,17 +381,17 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
     if (0 == bytes) {
         return OMPI_SUCCESS;
     }
+    if (NULL != plans[COLL_RDMA_ALLREDUCE][alg]) {
+        return run_blocking(m, COLL_RDMA_ALLREDUCE, alg, sbuf, rbuf, (size_t) count, bytes, dtype,
+                            op, 0);
+    }
     switch (alg) {
-    case COLL_RDMA_ALG_PAIRWISE:
-        return coll_rdma_allreduce_pairwise(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
     case COLL_RDMA_ALG_NWAY:
         return coll_rdma_allreduce_nway(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
     case COLL_RDMA_ALG_BRUCK:
         return coll_rdma_allreduce_bruck(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
     case COLL_RDMA_ALG_RING:
         return coll_rdma_allreduce_ring(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    case COLL_RDMA_ALG_READ:
-        return coll_rdma_allreduce_read(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
     default:
         return coll_rdma_allreduce_ktree(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
     }

@@ -236,6 +236,37 @@ int coll_rdma_ucx_flush(void)
                                                                                  : OMPI_ERROR;
 }
 
+int coll_rdma_ucx_flush_test(void **request, bool *done)
+{
+    ucs_status_t status;
+
+    if (NULL == *request) {
+        ucp_request_param_t param;
+        ucs_status_ptr_t r;
+
+        memset(&param, 0, sizeof(param));
+        r = ucp_worker_flush_nbx(coll_rdma_ucx_worker, &param);
+        if (UCS_PTR_IS_ERR(r)) {
+            return OMPI_ERROR;
+        }
+        if (NULL == r) {
+            *done = true;
+            return OMPI_SUCCESS;
+        }
+        *request = r;
+    }
+    ucp_worker_progress(coll_rdma_ucx_worker);
+    status = ucp_request_check_status(*request);
+    if (UCS_INPROGRESS == status) {
+        *done = false;
+        return OMPI_SUCCESS;
+    }
+    ucp_request_free(*request);
+    *request = NULL;
+    *done = true;
+    return UCS_OK == status ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
 void coll_rdma_ucx_want_progress(void)
 {
     if (!ucx_progress_registered) {

@@ -61,6 +61,13 @@ int coll_rdma_ucx_mem_alloc(size_t bytes, ucp_mem_h *memh, void **base, void **r
  */
 int coll_rdma_ucx_flush(void);
 
+/**
+ * The same without waiting: the first call (*request NULL) starts a flush
+ * of everything issued so far, later calls test it; *done once it
+ * completed (*request is NULL again).  Returns OMPI_SUCCESS or OMPI_ERROR.
+ */
+int coll_rdma_ucx_flush_test(void **request, bool *done);
+
 /** Unregister and free window memory from coll_rdma_ucx_mem_alloc(). */
 void coll_rdma_ucx_mem_free(ucp_mem_h memh);
 

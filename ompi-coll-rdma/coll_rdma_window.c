@@ -23,16 +23,8 @@ static size_t line_round(size_t bytes)
     return (bytes + COLL_RDMA_LINE - 1) & ~((size_t) COLL_RDMA_LINE - 1);
 }
 
-/* Wrap-safe "a is at or after b" for 64-bit sequence numbers. */
-static inline bool seq_reached(uint64_t a, uint64_t b)
-{
-    return (int64_t) (a - b) >= 0;
-}
-
-static inline uint64_t load_acquire(const char *addr)
-{
-    return __atomic_load_n((const uint64_t *) addr, __ATOMIC_ACQUIRE);
-}
+#define seq_reached coll_rdma_seq_reached
+#define load_acquire coll_rdma_load_word
 
 static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
                         const char *blobs, const int *displs);
@@ -465,8 +457,7 @@ int coll_rdma_window_post(coll_rdma_window_t *win, int peer, size_t off, const v
     return UCS_STATUS_IS_ERR(status) ? OMPI_ERROR : OMPI_SUCCESS;
 }
 
-/* Between two polls: progress for emulated RMA, and now and then Open MPI's. */
-static inline void poll_idle(coll_rdma_window_t *win, int *spins)
+void coll_rdma_window_idle(coll_rdma_window_t *win, int *spins)
 {
     if (win->nremote > 0) {
         /* emulated RMA needs the target to progress */
@@ -474,14 +465,15 @@ static inline void poll_idle(coll_rdma_window_t *win, int *spins)
     }
     if (--*spins <= 0) {
         opal_progress();
-        *spins = mca_coll_rdma_component.poll_spins;
+        *spins = win->poll_spins;
     }
 }
+#define poll_idle coll_rdma_window_idle
 
 /* Poll the sequence word at `word` until it reaches `seq`. */
 static void wait_word(coll_rdma_window_t *win, const char *word, uint64_t seq)
 {
-    int spins = mca_coll_rdma_component.poll_spins;
+    int spins = win->poll_spins;
 
     while (!seq_reached(load_acquire(word), seq)) {
         poll_idle(win, &spins);
@@ -492,7 +484,7 @@ void coll_rdma_window_wait_many(coll_rdma_window_t *win, const size_t *offs, int
                                 uint64_t seq)
 {
     uint64_t pending = count >= 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << count) - 1;
-    int spins = mca_coll_rdma_component.poll_spins;
+    int spins = win->poll_spins;
 
     for (;;) {
         for (uint64_t left = pending; 0 != left; left &= left - 1) {
@@ -524,7 +516,7 @@ const void *coll_rdma_window_wait_peer(coll_rdma_window_t *win, int peer, size_t
 void coll_rdma_window_wait_all_peers(coll_rdma_window_t *win, size_t off, uint64_t seq,
                                      coll_rdma_visit_fn_t visit, void *ctx)
 {
-    int size = win->comm_size, spins = mca_coll_rdma_component.poll_spins;
+    int size = win->comm_size, spins = win->poll_spins;
     int nwords = (size + 63) / 64;
     int first = 0; /* every rank below has arrived */
     int next = 0;  /* the next rank to visit */
@@ -586,7 +578,7 @@ static int read_word(coll_rdma_window_t *win, int peer, size_t off, uint64_t *va
 static int wait_credit(coll_rdma_window_t *win, int peer, size_t off, uint64_t need,
                        uint64_t *credit)
 {
-    int spins = mca_coll_rdma_component.poll_spins;
+    int spins = win->poll_spins;
 
     while (!seq_reached(*credit, need)) {
         int rc = read_word(win, peer, off, credit);
@@ -595,7 +587,7 @@ static int wait_credit(coll_rdma_window_t *win, int peer, size_t off, uint64_t n
         }
         if (--spins <= 0) {
             opal_progress();
-            spins = mca_coll_rdma_component.poll_spins;
+            spins = win->poll_spins;
         }
     }
     return OMPI_SUCCESS;
@@ -621,6 +613,49 @@ int coll_rdma_window_reduce_credit(coll_rdma_window_t *win, int peer, uint64_t s
 void coll_rdma_window_reduce_consumed(coll_rdma_window_t *win, uint64_t seq)
 {
     __atomic_store_n((uint64_t *) (win->base + win->off_reduce_consumed), seq, __ATOMIC_RELEASE);
+}
+
+int coll_rdma_window_credit_test(coll_rdma_window_t *win, int kind, int peer, uint64_t seq,
+                                 bool *granted)
+{
+    uint64_t need, *credit;
+    size_t off;
+    int rc = OMPI_SUCCESS;
+
+    if (COLL_RDMA_CREDIT_BCAST == kind) {
+        need = seq - (uint64_t) win->bcast_slots;
+        credit = &win->credit[peer];
+        off = win->off_consumed;
+    } else {
+        need = seq - COLL_RDMA_REDUCE_DEPTH;
+        credit = &win->reduce_credit[peer];
+        off = win->off_reduce_consumed;
+    }
+    if (!seq_reached(*credit, need)) {
+        rc = read_word(win, peer, off, credit);
+    }
+    *granted = seq_reached(*credit, need);
+    return rc;
+}
+
+void coll_rdma_window_publish(coll_rdma_window_t *win, int kind, uint64_t seq)
+{
+    size_t off = COLL_RDMA_CREDIT_BCAST == kind ? win->off_consumed : win->off_reduce_consumed;
+
+    __atomic_store_n((uint64_t *) (win->base + off), seq, __ATOMIC_RELEASE);
+}
+
+int coll_rdma_window_flush_test(coll_rdma_window_t *win, void **request, bool *done)
+{
+    int rc;
+
+    if (!win->dirty && NULL == *request) {
+        *done = true;
+        return OMPI_SUCCESS;
+    }
+    win->dirty = false; /* what is issued from now on needs a flush of its own */
+    rc = coll_rdma_ucx_flush_test(request, done);
+    return rc;
 }
 
 int coll_rdma_window_complete(coll_rdma_window_t *win)

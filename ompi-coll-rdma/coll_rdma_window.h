@@ -96,6 +96,7 @@
 #define COLL_RDMA_WINDOW_H
 
 #include "coll_rdma.h"
+#include "coll_rdma_prog.h"
 #include "coll_rdma_ucx.h"
 
 #define COLL_RDMA_LINE 64
@@ -137,6 +138,7 @@ typedef struct coll_rdma_window {
     int nremote;             /* peers reached by ucp_put rather than stores */
     bool all_direct;         /* every rank maps every peer's window (agreed at set-up) */
     bool dirty;              /* puts issued since the last flush */
+    int poll_spins;          /* polls between two opal_progress() calls (set by the module) */
     uint64_t seq_src;        /* source of sequence-word puts; stable until the flush */
     uint64_t *credit;        /* last bcast "consumed" value read from each peer */
     uint64_t seq_start;      /* first sequence number (debug_seq_start) */
@@ -350,6 +352,76 @@ static inline size_t coll_rdma_ring_slot(const coll_rdma_window_t *win, uint64_t
 {
     return win->off_ring + (size_t) (m % (uint64_t) win->ring_slots) * win->ring_slot_size;
 }
+
+/* Wrap-safe "a is at or after b" for 64-bit sequence numbers. */
+static inline bool coll_rdma_seq_reached(uint64_t a, uint64_t b)
+{
+    return (int64_t) (a - b) >= 0;
+}
+
+/* A sequence word, with acquire semantics: the payload read after it is the writer's. */
+static inline uint64_t coll_rdma_load_word(const char *addr)
+{
+    return __atomic_load_n((const uint64_t *) addr, __ATOMIC_ACQUIRE);
+}
+
+/** Offset of `slot` for instance `seq` (coll_rdma_prog.h). */
+static inline size_t coll_rdma_slot_off(const coll_rdma_window_t *win, const coll_rdma_slot_t *slot,
+                                        uint64_t seq)
+{
+    if (1 == slot->ring) {
+        return slot->off;
+    }
+    if (2 == slot->ring) {
+        return slot->off + (size_t) ((seq - win->seq_start) & 1) * slot->stride;
+    }
+    return slot->off + (size_t) ((seq - win->seq_start) % slot->ring) * slot->stride;
+}
+
+/**
+ * Whether the local slot at `off` holds instance `seq` or later.  Never
+ * blocks: the executor's waits are loops over tests.
+ */
+static inline bool coll_rdma_window_arrived(const coll_rdma_window_t *win, size_t off, uint64_t seq)
+{
+    return coll_rdma_seq_reached(coll_rdma_load_word(win->base + off), seq);
+}
+
+/** The same for the slot at `off` of `peer`'s window (mapped: win->all_direct). */
+static inline bool coll_rdma_window_peer_arrived(const coll_rdma_window_t *win, int peer,
+                                                 size_t off, uint64_t seq)
+{
+    return coll_rdma_seq_reached(coll_rdma_load_word(win->peers[peer].direct + off), seq);
+}
+
+/**
+ * Whether `peer` consumed instance seq - depth of credit `kind` (enum
+ * coll_rdma_credit; depth bcast_slots or COLL_RDMA_REDUCE_DEPTH), so that a
+ * slot of instance `seq` may be written: *granted.  Reads the peer's consumed
+ * word (a load where mapped; else a get, completed before it returns) and
+ * caches it.  Returns OMPI_SUCCESS or OMPI_ERROR.
+ */
+int coll_rdma_window_credit_test(coll_rdma_window_t *win, int kind, int peer, uint64_t seq,
+                                 bool *granted);
+
+/** Publish that this rank consumed instance `seq` of credit `kind` (store-release). */
+void coll_rdma_window_publish(coll_rdma_window_t *win, int kind, uint64_t seq);
+
+/**
+ * Test the remote completion of every put issued so far, without waiting:
+ * the first call starts a flush (*request, owned by the caller until *done).
+ * *done at once where nothing was put since the last flush.  Returns
+ * OMPI_SUCCESS or OMPI_ERROR.
+ */
+int coll_rdma_window_flush_test(coll_rdma_window_t *win, void **request, bool *done);
+
+/**
+ * Between two tests of a wait loop: progress the UCP worker where a peer is
+ * reached by emulated RMA, and call opal_progress() every win->poll_spins
+ * calls (*spins counts down; Open MPI yields the core there when
+ * oversubscribed).
+ */
+void coll_rdma_window_idle(coll_rdma_window_t *win, int *spins);
 
 /** Slots per parity of the dissemination region: rounds * min(n, P-1). */
 int coll_rdma_window_diss_slots(int comm_size, int n);

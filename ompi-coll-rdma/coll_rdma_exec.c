@@ -1,0 +1,345 @@
+/*
+ * coll/rdma executor: runs action programs (coll_rdma_prog.h) against the
+ * window, one operation at a time per communicator, in start order
+ * (coll_rdma_exec.h says why that keeps every slot-reuse argument).  The only
+ * code of coll/rdma that waits for another rank: every wait is a test that
+ * returns OMPI_ERR_WOULD_BLOCK and resumes at the same action.
+ */
+#include "ompi_config.h"
+
+#include "coll_rdma_exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/runtime/opal_progress.h"
+
+void coll_rdma_op_init(coll_rdma_op_t *op, mca_coll_rdma_module_t *module,
+                       const coll_rdma_config_t *cfg, int coll, int alg)
+{
+    op->cfg = cfg;
+    op->next = NULL;
+    op->module = module;
+    op->win = module->window;
+    op->req = NULL;
+    op->coll = coll;
+    op->alg = alg;
+    op->sbuf = NULL;
+    op->rbuf = NULL;
+    op->dtype = NULL;
+    op->op = NULL;
+    op->pending = op->pending_inline;
+    op->flush_request = NULL;
+    coll_rdma_prog_init(&op->prog);
+}
+
+void coll_rdma_op_fini(coll_rdma_op_t *op)
+{
+    coll_rdma_prog_fini(&op->prog);
+    if (op->pending != op->pending_inline) {
+        free(op->pending);
+        op->pending = op->pending_inline;
+    }
+}
+
+/* ---- buffers ------------------------------------------------------------ */
+
+static char *buf_addr(const coll_rdma_op_t *op, const coll_rdma_buf_t *b, uint64_t seq)
+{
+    coll_rdma_window_t *win = op->win;
+
+    switch (b->base) {
+    case COLL_RDMA_BUF_SBUF:
+        return (char *) op->sbuf + b->off;
+    case COLL_RDMA_BUF_RBUF:
+        return (char *) op->rbuf + b->off;
+    case COLL_RDMA_BUF_SCRATCH:
+        return win->scratch + b->off;
+    case COLL_RDMA_BUF_SLOT:
+        return win->base + coll_rdma_slot_off(win, &b->slot, seq) + COLL_RDMA_SLOT_HEADER + b->off;
+    case COLL_RDMA_BUF_PEER_SLOT:
+        return win->peers[b->peer].direct + coll_rdma_slot_off(win, &b->slot, seq)
+               + COLL_RDMA_SLOT_HEADER + b->off;
+    case COLL_RDMA_BUF_RING:
+        return (char *) op->ring_payload + b->off;
+    default:
+        return NULL;
+    }
+}
+
+/* ---- WAIT_ALL and FOLD_ALL ------------------------------------------------ */
+
+/* Mark every other rank as awaited. */
+static int pending_set(coll_rdma_op_t *op)
+{
+    int size = op->win->comm_size, nwords = (size + 63) / 64;
+
+    if (nwords > (int) (sizeof(op->pending_inline) / sizeof(uint64_t))
+        && op->pending == op->pending_inline) {
+        op->pending = malloc((size_t) nwords * sizeof(uint64_t));
+        if (NULL == op->pending) {
+            op->pending = op->pending_inline;
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    memset(op->pending, 0, (size_t) nwords * sizeof(uint64_t));
+    for (int peer = 0; peer < size; ++peer) {
+        if (peer != op->win->rank) {
+            op->pending[peer / 64] |= (uint64_t) 1 << (peer % 64);
+        }
+    }
+    op->next_rank = 0;
+    op->pending_set = true;
+    return OMPI_SUCCESS;
+}
+
+/*
+ * Test every awaited peer's word at `a`'s slot in one pass, so the cache
+ * misses of words that arrive together overlap; with FOLD_ALL, fold the
+ * payloads of the ranks that arrived in rank order, each as soon as it and
+ * every rank below it are in, so the reductions overlap the wait for late
+ * ranks and every rank computes the same expression.  Whether all are in.
+ */
+static bool test_all(coll_rdma_op_t *op, const coll_rdma_act_t *a, uint64_t seq)
+{
+    coll_rdma_window_t *win = op->win;
+    int size = win->comm_size, nwords = (size + 63) / 64;
+    size_t off = coll_rdma_slot_off(win, &a->slot, seq);
+    bool all = true;
+
+    for (int w = op->next_rank / 64; w < nwords; ++w) {
+        for (uint64_t left = op->pending[w]; 0 != left; left &= left - 1) {
+            int peer = w * 64 + __builtin_ctzll(left);
+            if (coll_rdma_window_peer_arrived(win, peer, off, seq)) {
+                op->pending[w] &= ~((uint64_t) 1 << (peer % 64));
+            } else {
+                all = false;
+            }
+        }
+    }
+    if (COLL_RDMA_ACT_FOLD_ALL == a->kind) {
+        char *dst = buf_addr(op, &a->dst, seq);
+        while (op->next_rank < size
+               && 0 == (op->pending[op->next_rank / 64] & ((uint64_t) 1 << (op->next_rank % 64)))) {
+            const char *c = win->peers[op->next_rank].direct + off + COLL_RDMA_SLOT_HEADER;
+            if (0 == op->next_rank) {
+                memcpy(dst, c, a->len * op->dtype->super.size);
+            } else {
+                coll_rdma_op_reduce(op->op, c, dst, a->len, op->dtype);
+            }
+            ++op->next_rank;
+        }
+    } else {
+        /* words of ranks below next_rank need no second look */
+        while (op->next_rank < size
+               && 0 == (op->pending[op->next_rank / 64] & ((uint64_t) 1 << (op->next_rank % 64)))) {
+            ++op->next_rank;
+        }
+    }
+    return all;
+}
+
+/* ---- ring stream ------------------------------------------------------------ */
+
+/*
+ * Ring messages to the right neighbour are numbered over every ring call of
+ * the communicator (the window's counters): message m goes to slot m %
+ * ring_slots, once the ack line says m - ring_slots was consumed.
+ */
+static int ring_send(coll_rdma_op_t *op, const coll_rdma_act_t *a, uint64_t seq, bool *sent)
+{
+    coll_rdma_window_t *win = op->win;
+    uint64_t m = win->ring_sent + 1;
+    int rc;
+
+    *sent = coll_rdma_window_arrived(win, win->off_ring_ack, m - (uint64_t) win->ring_slots);
+    if (!*sent) {
+        return OMPI_SUCCESS;
+    }
+    rc = coll_rdma_window_post(win, a->peer, coll_rdma_ring_slot(win, m), buf_addr(op, &a->src, seq),
+                               a->len, m);
+    win->ring_sent = m;
+    return rc;
+}
+
+/* ---- the executor ------------------------------------------------------------- */
+
+int coll_rdma_exec(coll_rdma_op_t *op)
+{
+    coll_rdma_window_t *win = op->win;
+    int rc = OMPI_SUCCESS;
+
+    while (op->pc < op->prog.n) {
+        const coll_rdma_act_t *a = &op->prog.acts[op->pc];
+        uint64_t seq = op->seq + a->dseq;
+        bool ok = true;
+
+        switch (a->kind) {
+        case COLL_RDMA_ACT_POST:
+            rc = coll_rdma_window_post(win, a->peer, coll_rdma_slot_off(win, &a->slot, seq),
+                                       buf_addr(op, &a->src, seq), a->len, seq);
+            break;
+        case COLL_RDMA_ACT_WAIT:
+            ok = coll_rdma_window_arrived(win, coll_rdma_slot_off(win, &a->slot, seq), seq);
+            break;
+        case COLL_RDMA_ACT_WAIT_PEER:
+            ok = coll_rdma_window_peer_arrived(win, a->peer, coll_rdma_slot_off(win, &a->slot, seq),
+                                               seq);
+            break;
+        case COLL_RDMA_ACT_WAIT_ALL:
+        case COLL_RDMA_ACT_FOLD_ALL:
+            if (!op->pending_set) {
+                rc = pending_set(op);
+                if (OMPI_SUCCESS != rc) {
+                    break;
+                }
+            }
+            ok = test_all(op, a, seq);
+            break;
+        case COLL_RDMA_ACT_COPY:
+            memcpy(buf_addr(op, &a->dst, seq), buf_addr(op, &a->src, seq), a->len);
+            break;
+        case COLL_RDMA_ACT_REDUCE:
+            coll_rdma_op_reduce(op->op, buf_addr(op, &a->src, seq), buf_addr(op, &a->dst, seq),
+                                a->len, op->dtype);
+            break;
+        case COLL_RDMA_ACT_CREDIT:
+            rc = coll_rdma_window_credit_test(win, a->credit, a->peer, seq, &ok);
+            break;
+        case COLL_RDMA_ACT_PUBLISH:
+            coll_rdma_window_publish(win, a->credit, seq);
+            break;
+        case COLL_RDMA_ACT_FLUSH:
+            rc = coll_rdma_window_flush_test(win, &op->flush_request, &ok);
+            break;
+        case COLL_RDMA_ACT_RING_SEND:
+            rc = ring_send(op, a, seq, &ok);
+            break;
+        case COLL_RDMA_ACT_RING_RECV: {
+            uint64_t m = win->ring_received + 1;
+            size_t off = coll_rdma_ring_slot(win, m);
+            ok = coll_rdma_window_arrived(win, off, m);
+            op->ring_payload = win->base + off + COLL_RDMA_SLOT_HEADER;
+            break;
+        }
+        case COLL_RDMA_ACT_RING_ACK:
+            rc = coll_rdma_window_post(win, a->peer, win->off_ring_ack, NULL, 0,
+                                       ++win->ring_received);
+            break;
+        default:
+            rc = OMPI_ERR_BAD_PARAM;
+        }
+        if (OPAL_UNLIKELY(OMPI_SUCCESS != rc)) {
+            return rc;
+        }
+        if (!ok) {
+            return OMPI_ERR_WOULD_BLOCK;
+        }
+        op->pending_set = false;
+        ++op->pc;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* ---- the queue -------------------------------------------------------------- */
+
+/* One driver at a time per module: the application's thread and the progress
+ * callback (another thread under MPI_THREAD_MULTIPLE, or re-entered from
+ * opal_progress inside a wait) may both try. */
+static inline bool module_enter(mca_coll_rdma_module_t *m)
+{
+    int expected = 0;
+    return __atomic_compare_exchange_n(&m->busy, &expected, 1, false, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED);
+}
+
+static inline void module_leave(mca_coll_rdma_module_t *m)
+{
+    __atomic_store_n(&m->busy, 0, __ATOMIC_RELEASE);
+}
+
+void coll_rdma_op_start(coll_rdma_op_t *op)
+{
+    mca_coll_rdma_module_t *m = op->module;
+
+    op->seq = m->seq[op->coll] + 1;
+    m->seq[op->coll] += op->prog.nseq;
+    op->pc = 0;
+    op->pending_set = false;
+    op->done = false;
+    op->status = OMPI_SUCCESS;
+    op->next = NULL;
+    while (!module_enter(m)) {
+        /* the progress callback of another thread holds the queue briefly */
+    }
+    if (NULL == m->queue_tail) {
+        m->queue_head = op;
+    } else {
+        m->queue_tail->next = op;
+    }
+    m->queue_tail = op;
+    module_leave(m);
+}
+
+/* The head finished (or failed): take it off and complete it. */
+static void complete_head(mca_coll_rdma_module_t *m, int rc)
+{
+    coll_rdma_op_t *op = m->queue_head;
+
+    m->queue_head = op->next;
+    if (NULL == m->queue_head) {
+        m->queue_tail = NULL;
+    }
+    op->status = rc;
+    __atomic_store_n(&op->done, true, __ATOMIC_RELEASE);
+    if (NULL != op->req) {
+        coll_rdma_request_complete(op->req);
+    }
+}
+
+int coll_rdma_module_progress(mca_coll_rdma_module_t *m)
+{
+    int completed = 0;
+
+    if (NULL == __atomic_load_n(&m->queue_head, __ATOMIC_ACQUIRE) || !module_enter(m)) {
+        return 0;
+    }
+    while (NULL != m->queue_head) {
+        int rc = coll_rdma_exec(m->queue_head);
+        if (OMPI_ERR_WOULD_BLOCK == rc) {
+            break;
+        }
+        complete_head(m, rc);
+        ++completed;
+    }
+    module_leave(m);
+    return completed;
+}
+
+int coll_rdma_op_run(coll_rdma_op_t *op)
+{
+    mca_coll_rdma_module_t *m = op->module;
+    int spins = op->win->poll_spins;
+    int rc;
+
+    coll_rdma_op_start(op);
+    if (m->queue_head == op && module_enter(m)) {
+        /* nothing before it: drive it directly, holding the queue, so that
+         * opal_progress's callback leaves it alone */
+        while (OMPI_ERR_WOULD_BLOCK == (rc = coll_rdma_exec(op))) {
+            coll_rdma_window_idle(op->win, &spins);
+        }
+        m->queue_head = NULL;
+        m->queue_tail = NULL;
+        module_leave(m);
+        coll_rdma_op_fini(op);
+        return rc;
+    }
+    while (!__atomic_load_n(&op->done, __ATOMIC_ACQUIRE)) {
+        if (0 == coll_rdma_module_progress(m)) {
+            coll_rdma_window_idle(op->win, &spins);
+        }
+    }
+    coll_rdma_op_fini(op);
+    return op->status;
+}

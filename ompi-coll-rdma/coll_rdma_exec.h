@@ -1,0 +1,115 @@
+/*
+ * coll/rdma operations: one object per collective call (blocking,
+ * nonblocking or persistent), its program (coll_rdma_prog.h) and the one
+ * executor that runs programs.
+ *
+ * Order.  Operations on a communicator run one at a time in start order (a
+ * queue per module): an operation's program starts only when the one before
+ * it finished, and a blocking call never overtakes an outstanding
+ * nonblocking one.  Every rank starts a communicator's collectives in the
+ * same order (MPI), so instance numbers and ring message numbers are
+ * assigned alike everywhere, and each rank still finishes instance i before
+ * it posts anything of instance i+1: every slot-reuse argument of
+ * coll_rdma_window.h and docs/design.md, written for blocking calls, holds
+ * unchanged.  What is given up is overlap between two collectives of one
+ * communicator, not overlap with computation.
+ */
+#ifndef COLL_RDMA_EXEC_H
+#define COLL_RDMA_EXEC_H
+
+#include "coll_rdma.h"
+#include "coll_rdma_prog.h"
+#include "coll_rdma_window.h"
+
+#include "ompi/request/request.h"
+
+typedef struct coll_rdma_op coll_rdma_op_t;
+
+struct coll_rdma_op {
+    coll_rdma_op_t *next;          /* the module's queue */
+    mca_coll_rdma_module_t *module;
+    coll_rdma_window_t *win;
+    struct coll_rdma_request *req; /* NULL for a blocking call */
+    int coll;                      /* enum coll_rdma_coll: whose sequence numbers */
+    int alg;                       /* enum coll_rdma_alg, for statistics */
+    /* the call's arguments, as the program names them */
+    const void *sbuf;              /* never MPI_IN_PLACE: then rbuf or a copy */
+    void *rbuf;
+    ompi_datatype_t *dtype;        /* REDUCE, FOLD_ALL: a predefined type */
+    ompi_op_t *op;
+    size_t count;                  /* elements of dtype (reductions) */
+    size_t bytes;                  /* payload bytes (bcast, reductions) or one block (allgather,
+                                    * alltoall) */
+    int root;
+    const coll_rdma_config_t *cfg; /* the agreed configuration */
+    uint64_t seq;                  /* first instance, assigned at start */
+    coll_rdma_prog_t prog;
+    /* where the executor stands */
+    int pc;
+    int next_rank;                 /* WAIT_ALL / FOLD_ALL: ranks below have been visited */
+    bool pending_set;              /* WAIT_ALL / FOLD_ALL: `pending` holds the peers awaited */
+    uint64_t *pending;
+    uint64_t pending_inline[4];
+    const void *ring_payload;      /* RING_RECV's message, for the actions after it */
+    void *flush_request;           /* FLUSH under way */
+    bool done;
+    int status;                    /* OMPI_SUCCESS or the error that ended the program */
+};
+
+/** Mark a nonblocking or persistent request complete (coll_rdma_request.c). */
+void coll_rdma_request_complete(struct coll_rdma_request *req);
+
+/**
+ * Prepare `op` for collective `coll` by algorithm `alg` on `module`
+ * (whose window is ready): no program yet, arguments as given.
+ */
+void coll_rdma_op_init(coll_rdma_op_t *op, mca_coll_rdma_module_t *module,
+                       const coll_rdma_config_t *cfg, int coll, int alg);
+
+/**
+ * An algorithm's plan: append op's program from its arguments and the
+ * window's geometry, locally (no communication).  Returns OMPI_SUCCESS or
+ * OMPI_ERR_OUT_OF_RESOURCE.
+ */
+typedef int (*coll_rdma_plan_fn_t)(coll_rdma_op_t *op);
+
+/* The plans, one per algorithm, in the algorithm family files. */
+int coll_rdma_barrier_read_plan(coll_rdma_op_t *op);
+int coll_rdma_barrier_nway_plan(coll_rdma_op_t *op);
+int coll_rdma_barrier_pairwise_plan(coll_rdma_op_t *op);
+int coll_rdma_bcast_read_plan(coll_rdma_op_t *op);
+int coll_rdma_allreduce_read_plan(coll_rdma_op_t *op);
+int coll_rdma_allreduce_pairwise_plan(coll_rdma_op_t *op);
+
+/** Release what the op holds (program actions on the heap, bitmaps). */
+void coll_rdma_op_fini(coll_rdma_op_t *op);
+
+/**
+ * Start `op` (its program built): assign its instances (the collective's
+ * next prog.nseq sequence numbers), reset the executor and append it to the
+ * module's queue; it runs as soon as it reaches the head.  Local: never
+ * waits for another rank.
+ */
+void coll_rdma_op_start(coll_rdma_op_t *op);
+
+/**
+ * Run a blocking call: start `op` and drive the module's queue until `op`
+ * is done.  Returns its status (OMPI_SUCCESS or a transport error).
+ */
+int coll_rdma_op_run(coll_rdma_op_t *op);
+
+/**
+ * Progress the module's queue: run the head operation until it would block,
+ * and the next ones as the head completes (requests are completed).  Does
+ * nothing when called re-entrantly for the same module.  Returns the number
+ * of operations completed.
+ */
+int coll_rdma_module_progress(mca_coll_rdma_module_t *module);
+
+/**
+ * Run `op`'s program from where it stands until it would block or ends.
+ * Returns OMPI_SUCCESS (ended), OMPI_ERR_WOULD_BLOCK, or an error.
+ */
+int coll_rdma_exec(coll_rdma_op_t *op);
+
+#endif /* COLL_RDMA_EXEC_H */
