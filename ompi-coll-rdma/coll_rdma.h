@@ -60,6 +60,14 @@ enum coll_rdma_alg {
     COLL_RDMA_NALGS
 };
 
+/* How a collective was called: statistics are kept per kind. */
+enum coll_rdma_kind {
+    COLL_RDMA_KIND_BLOCKING = 0,
+    COLL_RDMA_KIND_NONBLOCKING, /* MPI_I<coll> */
+    COLL_RDMA_KIND_PERSISTENT,  /* MPI_<coll>_init (counted at init) */
+    COLL_RDMA_NKINDS
+};
+
 enum coll_rdma_reason {
     COLL_RDMA_WHY_FORCED = 0,   /* *_algorithm = fallback */
     COLL_RDMA_WHY_TOO_LARGE,    /* above *_max_bytes */
@@ -107,9 +115,9 @@ typedef struct mca_coll_rdma_component_t {
     size_t window_max_bytes;    /* cap on this rank's window (0: none); need not agree */
     coll_rdma_config_t config;
     /* process-wide statistics, printed at close when verbose >= 1 */
-    uint64_t served_calls[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];
-    uint64_t served_bytes[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];
-    uint64_t fallback_calls[COLL_RDMA_NCOLLS][COLL_RDMA_NREASONS];
+    uint64_t served_calls[COLL_RDMA_NKINDS][COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];
+    uint64_t served_bytes[COLL_RDMA_NKINDS][COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];
+    uint64_t fallback_calls[COLL_RDMA_NKINDS][COLL_RDMA_NCOLLS][COLL_RDMA_NREASONS];
     /* allreduce calls with nway forced that Bruck served: (n, P) not adaptable */
     uint64_t allreduce_nway_not_adaptable;
 } mca_coll_rdma_component_t;
@@ -130,24 +138,24 @@ enum coll_rdma_window_state {
     COLL_RDMA_WINDOW_FAILED     /* every call falls back on this communicator */
 };
 
+/* The collectives whose previous functions a module saves: those it serves
+ * (blocking, nonblocking, persistent) and allgatherv (window set-up). */
+#define COLL_RDMA_SAVED(X)                                                                     \
+    X(barrier) X(bcast) X(allreduce) X(allgather) X(allgatherv) X(alltoall) X(reduce)          \
+    X(ibarrier) X(ibcast) X(iallreduce) X(iallgather) X(ialltoall) X(ireduce)                  \
+    X(barrier_init) X(bcast_init) X(allreduce_init) X(allgather_init) X(alltoall_init)         \
+    X(reduce_init)
+
 typedef struct mca_coll_rdma_module_t {
     mca_coll_base_module_t super;
 
-    /* saved previous functions (retained), the fallback for every call */
-    coll_rdma_barrier_fn_t previous_barrier;
-    mca_coll_base_module_t *previous_barrier_module;
-    coll_rdma_bcast_fn_t previous_bcast;
-    mca_coll_base_module_t *previous_bcast_module;
-    coll_rdma_allreduce_fn_t previous_allreduce;
-    mca_coll_base_module_t *previous_allreduce_module;
-    coll_rdma_allgather_fn_t previous_allgather;
-    mca_coll_base_module_t *previous_allgather_module;
-    coll_rdma_allgatherv_fn_t previous_allgatherv;
-    mca_coll_base_module_t *previous_allgatherv_module;
-    coll_rdma_alltoall_fn_t previous_alltoall;
-    mca_coll_base_module_t *previous_alltoall_module;
-    coll_rdma_reduce_fn_t previous_reduce;
-    mca_coll_base_module_t *previous_reduce_module;
+    /* saved previous functions (retained), the fallback for every call:
+     * previous_<name> and previous_<name>_module for each name below */
+#define X_PREVIOUS(name)                                                                      \
+    mca_coll_base_module_##name##_fn_t previous_##name;                                      \
+    mca_coll_base_module_t *previous_##name##_module;
+    COLL_RDMA_SAVED(X_PREVIOUS)
+#undef X_PREVIOUS
 
     int window_state;
     int warmup_calls;           /* collective calls seen before the window set-up */
@@ -160,11 +168,25 @@ typedef struct mca_coll_rdma_module_t {
     struct coll_rdma_op *queue_head;
     struct coll_rdma_op *queue_tail;
     int busy;
+    bool progress_listed;       /* in the request layer's progress list */
 } mca_coll_rdma_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_rdma_module_t);
 
 mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *comm, int *priority);
+
+/**
+ * Whether the module's window is ready for a call; if not, *why is the
+ * fallback reason.  With may_setup (blocking calls), the call after the
+ * first window_setup_calls ones sets the window up (collective over comm:
+ * every rank makes the same blocking calls in the same order); without it
+ * (nonblocking and persistent calls, which are local) nothing is set up.
+ */
+bool coll_rdma_module_window_ready(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
+                                   bool may_setup, int *why);
+
+/** Fill the module's collective slots with coll/rdma's entry points (coll_rdma_entry.c). */
+void coll_rdma_entry_install(mca_coll_rdma_module_t *m);
 
 /**
  * Next sequence number of collective `coll` on this module: a plain counter

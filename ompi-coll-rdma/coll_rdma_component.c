@@ -5,7 +5,7 @@
 #include "ompi_config.h"
 
 #include "coll_rdma.h"
-#include "coll_rdma_sched.h"
+#include "coll_rdma_request.h"
 #include "coll_rdma_ucx.h"
 
 #include <stdarg.h>
@@ -328,26 +328,32 @@ static void print_statistics(void)
 {
     mca_coll_rdma_component_t *c = &mca_coll_rdma_component;
 
-    for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
-        uint64_t fallbacks = 0;
-        char reasons[256];
-        int len = 0;
+    for (int kind = 0; kind < COLL_RDMA_NKINDS; ++kind) {
+        for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
+            uint64_t fallbacks = 0;
+            char reasons[256], name[32];
+            int len = 0;
 
-        for (int alg = COLL_RDMA_ALG_NWAY; alg < COLL_RDMA_NALGS; ++alg) {
-            if (c->served_calls[coll][alg] > 0) {
-                mca_coll_rdma_output("%s %s: calls=%llu bytes=%llu", coll_names[coll],
-                                     alg_names[alg], (unsigned long long) c->served_calls[coll][alg],
-                                     (unsigned long long) c->served_bytes[coll][alg]);
+            /* barrier, ibarrier, barrier_init: MPI's names */
+            snprintf(name, sizeof(name), "%s%s%s", COLL_RDMA_KIND_NONBLOCKING == kind ? "i" : "",
+                     coll_names[coll], COLL_RDMA_KIND_PERSISTENT == kind ? "_init" : "");
+            for (int alg = COLL_RDMA_ALG_NWAY; alg < COLL_RDMA_NALGS; ++alg) {
+                if (c->served_calls[kind][coll][alg] > 0) {
+                    mca_coll_rdma_output("%s %s: calls=%llu bytes=%llu", name, alg_names[alg],
+                                         (unsigned long long) c->served_calls[kind][coll][alg],
+                                         (unsigned long long) c->served_bytes[kind][coll][alg]);
+                }
             }
-        }
-        for (int why = 0; why < COLL_RDMA_NREASONS; ++why) {
-            fallbacks += c->fallback_calls[coll][why];
-            len += snprintf(reasons + len, sizeof(reasons) - len, " %s=%llu", reason_names[why],
-                            (unsigned long long) c->fallback_calls[coll][why]);
-        }
-        if (fallbacks > 0) {
-            mca_coll_rdma_output("%s fallback: calls=%llu%s", coll_names[coll],
-                                 (unsigned long long) fallbacks, reasons);
+            for (int why = 0; why < COLL_RDMA_NREASONS; ++why) {
+                fallbacks += c->fallback_calls[kind][coll][why];
+                len += snprintf(reasons + len, sizeof(reasons) - len, " %s=%llu",
+                                reason_names[why],
+                                (unsigned long long) c->fallback_calls[kind][coll][why]);
+            }
+            if (fallbacks > 0) {
+                mca_coll_rdma_output("%s fallback: calls=%llu%s", name,
+                                     (unsigned long long) fallbacks, reasons);
+            }
         }
     }
     if (c->allreduce_nway_not_adaptable > 0) {
@@ -362,6 +368,7 @@ static int rdma_close(void)
     if (mca_coll_rdma_component.verbose >= 1) {
         print_statistics();
     }
+    coll_rdma_request_fini();
     coll_rdma_ucx_fini();
     return OMPI_SUCCESS;
 }

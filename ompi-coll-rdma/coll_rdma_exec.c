@@ -30,12 +30,15 @@ void coll_rdma_op_init(coll_rdma_op_t *op, mca_coll_rdma_module_t *module,
     op->op = NULL;
     op->pending = op->pending_inline;
     op->flush_request = NULL;
+    op->tmp = NULL;
     coll_rdma_prog_init(&op->prog);
 }
 
 void coll_rdma_op_fini(coll_rdma_op_t *op)
 {
     coll_rdma_prog_fini(&op->prog);
+    free(op->tmp);
+    op->tmp = NULL;
     if (op->pending != op->pending_inline) {
         free(op->pending);
         op->pending = op->pending_inline;
@@ -62,6 +65,8 @@ static char *buf_addr(const coll_rdma_op_t *op, const coll_rdma_buf_t *b, uint64
                + COLL_RDMA_SLOT_HEADER + b->off;
     case COLL_RDMA_BUF_RING:
         return (char *) op->ring_payload + b->off;
+    case COLL_RDMA_BUF_TMP:
+        return op->tmp + b->off;
     default:
         return NULL;
     }
@@ -225,6 +230,18 @@ int coll_rdma_exec(coll_rdma_op_t *op)
         case COLL_RDMA_ACT_RING_ACK:
             rc = coll_rdma_window_post(win, a->peer, win->off_ring_ack, NULL, 0,
                                        ++win->ring_received);
+            break;
+        case COLL_RDMA_ACT_PACK:
+            rc = 0 == a->peer ? ompi_datatype_sndrcv(op->user_sbuf, (int32_t) op->user_scount,
+                                                     op->user_sdtype, buf_addr(op, &a->dst, seq),
+                                                     (int32_t) a->len, MPI_BYTE)
+                              : ompi_datatype_sndrcv(op->user_rbuf, (int32_t) op->user_rcount,
+                                                     op->user_rdtype, buf_addr(op, &a->dst, seq),
+                                                     (int32_t) a->len, MPI_BYTE);
+            break;
+        case COLL_RDMA_ACT_UNPACK:
+            rc = ompi_datatype_sndrcv(buf_addr(op, &a->src, seq), (int32_t) a->len, MPI_BYTE,
+                                      op->user_rbuf, (int32_t) op->user_rcount, op->user_rdtype);
             break;
         default:
             rc = OMPI_ERR_BAD_PARAM;

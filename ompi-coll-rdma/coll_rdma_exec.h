@@ -42,6 +42,14 @@ struct coll_rdma_op {
                                     * alltoall) */
     int root;
     const coll_rdma_config_t *cfg; /* the agreed configuration */
+    /* the user's buffers as MPI gave them, for PACK and UNPACK */
+    const void *user_sbuf;
+    size_t user_scount;
+    ompi_datatype_t *user_sdtype;
+    void *user_rbuf;
+    size_t user_rcount;
+    ompi_datatype_t *user_rdtype;
+    char *tmp;                     /* packed data (malloc), freed with the op */
     uint64_t seq;                  /* first instance, assigned at start */
     coll_rdma_prog_t prog;
     /* where the executor stands */

@@ -6,7 +6,7 @@
 #include "ompi_config.h"
 
 #include "coll_rdma.h"
-#include "coll_rdma_exec.h"
+#include "coll_rdma_request.h"
 #include "coll_rdma_window.h"
 
 #include <stdlib.h>
@@ -219,11 +219,17 @@ out:
  * falls back.  Set up at the call after the first window_setup_calls ones:
  * every rank makes the same calls in the same order, so all count alike.
  */
-static inline bool window_ready(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
-                                int *why)
+bool coll_rdma_module_window_ready(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
+                                   bool may_setup, int *why)
 {
     *why = COLL_RDMA_WHY_WINDOW;
     if (OPAL_UNLIKELY(COLL_RDMA_WINDOW_NONE == m->window_state)) {
+        if (!may_setup) {
+            /* nonblocking and persistent calls are local: the window is
+             * set up by a later blocking call */
+            *why = COLL_RDMA_WHY_WARMUP;
+            return false;
+        }
         if (m->warmup_calls < mca_coll_rdma_component.window_setup_calls) {
             ++m->warmup_calls;
             *why = COLL_RDMA_WHY_WARMUP;
@@ -237,374 +243,19 @@ static inline bool window_ready(mca_coll_rdma_module_t *m, struct ompi_communica
     return COLL_RDMA_WINDOW_READY == m->window_state;
 }
 
-/* ---- statistics ------------------------------------------------------------ */
-
-/* Threads may run collectives on distinct communicators at once. */
-static inline void count(uint64_t *counter, uint64_t n)
-{
-    if (OPAL_UNLIKELY(ompi_mpi_thread_multiple)) {
-        __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
-    } else {
-        *counter += n;
-    }
-}
-
-static inline void count_served(int coll, int alg, size_t bytes)
-{
-    count(&mca_coll_rdma_component.served_calls[coll][alg], 1);
-    count(&mca_coll_rdma_component.served_bytes[coll][alg], bytes);
-}
-
-static inline void count_fallback(int coll, int why)
-{
-    count(&mca_coll_rdma_component.fallback_calls[coll][why], 1);
-}
-
-/* Forced nway on a (n, P) without a plan: Bruck served it. */
-static inline void count_nway_not_adaptable(int alg)
-{
-    if (COLL_RDMA_ALG_BRUCK == alg
-        && COLL_RDMA_ALG_NWAY == mca_coll_rdma_component.config.alg[COLL_RDMA_ALLREDUCE]) {
-        count(&mca_coll_rdma_component.allreduce_nway_not_adaptable, 1);
-    }
-}
-
-/* ---- entry points ------------------------------------------------------------ */
-
-/* The algorithms written as plans (coll_rdma_prog.h), by collective and algorithm. */
-static const coll_rdma_plan_fn_t plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
-    [COLL_RDMA_BARRIER] = {[COLL_RDMA_ALG_READ] = coll_rdma_barrier_read_plan,
-                           [COLL_RDMA_ALG_NWAY] = coll_rdma_barrier_nway_plan,
-                           [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_barrier_pairwise_plan},
-    [COLL_RDMA_BCAST] = {[COLL_RDMA_ALG_READ] = coll_rdma_bcast_read_plan},
-    [COLL_RDMA_ALLREDUCE] = {[COLL_RDMA_ALG_READ] = coll_rdma_allreduce_read_plan,
-                             [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_allreduce_pairwise_plan},
-};
-
-/*
- * A blocking call by `alg`: the op on the stack, its arguments (sbuf never
- * MPI_IN_PLACE: then rbuf), planned and run to the end.
- */
-static int run_blocking(mca_coll_rdma_module_t *m, int coll, int alg, const void *sbuf,
-                        void *rbuf, size_t count, size_t bytes, ompi_datatype_t *dtype,
-                        ompi_op_t *op, int root)
-{
-    coll_rdma_op_t o;
-    int rc;
-
-    coll_rdma_op_init(&o, m, &mca_coll_rdma_component.config, coll, alg);
-    o.sbuf = MPI_IN_PLACE == sbuf ? rbuf : sbuf;
-    o.rbuf = rbuf;
-    o.count = count;
-    o.bytes = bytes;
-    o.dtype = dtype;
-    o.op = op;
-    o.root = root;
-    rc = plans[coll][alg](&o);
-    if (OMPI_SUCCESS != rc) {
-        coll_rdma_op_fini(&o);
-        return rc;
-    }
-    return coll_rdma_op_run(&o);
-}
-
-static int rdma_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
-{
-    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
-    int why;
-    int alg = window_ready(m, comm, &why)
-                  ? coll_rdma_decide_barrier(&mca_coll_rdma_component.config, ompi_comm_size(comm),
-                                             m->window->all_direct, &why)
-                  : COLL_RDMA_ALG_FALLBACK;
-
-    if (COLL_RDMA_ALG_FALLBACK == alg) {
-        count_fallback(COLL_RDMA_BARRIER, why);
-        return m->previous_barrier(comm, m->previous_barrier_module);
-    }
-    count_served(COLL_RDMA_BARRIER, alg, 0);
-    return run_blocking(m, COLL_RDMA_BARRIER, alg, NULL, NULL, 0, 0, NULL, NULL, 0);
-}
-
-static int rdma_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
-                      struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
-{
-    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
-    size_t bytes = (size_t) count * dtype->super.size;
-    int why;
-    int alg = COLL_RDMA_ALG_FALLBACK;
-
-    if (window_ready(m, comm, &why)) {
-        alg = coll_rdma_decide_bcast(&mca_coll_rdma_component.config, ompi_comm_size(comm), bytes,
-                                     ompi_datatype_is_contiguous_memory_layout(dtype, count),
-                                     m->window->all_direct, &why);
-    }
-    if (COLL_RDMA_ALG_FALLBACK == alg) {
-        count_fallback(COLL_RDMA_BCAST, why);
-        return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
-    }
-    count_served(COLL_RDMA_BCAST, alg, bytes);
-    if (0 == bytes) {
-        return OMPI_SUCCESS;
-    }
-    if (NULL != plans[COLL_RDMA_BCAST][alg]) {
-        return run_blocking(m, COLL_RDMA_BCAST, alg, NULL, (char *) buf + dtype->super.true_lb, 0,
-                            bytes, NULL, NULL, root);
-    }
-    return coll_rdma_bcast_knomial((char *) buf + dtype->super.true_lb, bytes, root, m, comm);
-}
-
-static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
-                          struct ompi_op_t *op, struct ompi_communicator_t *comm,
-                          mca_coll_base_module_t *module)
-{
-    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
-    size_t bytes = (size_t) count * dtype->super.size;
-    int why;
-    int alg = COLL_RDMA_ALG_FALLBACK;
-
-    if (window_ready(m, comm, &why)) {
-        bool predefined = ompi_datatype_is_predefined(dtype)
-                          && ompi_datatype_is_contiguous_memory_layout(dtype, count);
-        bool supported = predefined && coll_rdma_op_supported(op, dtype);
-        alg = coll_rdma_decide_allreduce(&mca_coll_rdma_component.config, ompi_comm_size(comm),
-                                         bytes, predefined, supported,
-                                         supported && coll_rdma_op_order_independent(op, dtype),
-                                         m->window->all_direct, &why);
-    }
-    if (COLL_RDMA_ALG_FALLBACK == alg) {
-        count_fallback(COLL_RDMA_ALLREDUCE, why);
-        return m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
-                                     m->previous_allreduce_module);
-    }
-    count_served(COLL_RDMA_ALLREDUCE, alg, bytes);
-    count_nway_not_adaptable(alg);
-    if (0 == bytes) {
-        return OMPI_SUCCESS;
-    }
-    if (NULL != plans[COLL_RDMA_ALLREDUCE][alg]) {
-        return run_blocking(m, COLL_RDMA_ALLREDUCE, alg, sbuf, rbuf, (size_t) count, bytes, dtype,
-                            op, 0);
-    }
-    switch (alg) {
-    case COLL_RDMA_ALG_NWAY:
-        return coll_rdma_allreduce_nway(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    case COLL_RDMA_ALG_BRUCK:
-        return coll_rdma_allreduce_bruck(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    case COLL_RDMA_ALG_RING:
-        return coll_rdma_allreduce_ring(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    default:
-        return coll_rdma_allreduce_ktree(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    }
-}
-
-/*
- * Datatypes of allgather and alltoall: the decision is on bytes only (MPI
- * requires matching type signatures, not layouts), and the algorithms move
- * contiguous bytes.  A contiguous layout is used in place (from its true
- * lower bound); any other is packed into, or unpacked from, a temporary
- * buffer with Open MPI's datatype engine (ompi_datatype_sndrcv).
- */
-static bool contiguous(ompi_datatype_t *dtype, size_t count)
-{
-    return ompi_datatype_is_contiguous_memory_layout(dtype, (int32_t) count);
-}
-
-/* `bytes` of packed data of count x dtype at buf: the buffer itself or *copy. */
-static int packed_view(const void *buf, size_t count, ompi_datatype_t *dtype, size_t bytes,
-                       const char **view, char **copy)
-{
-    int rc;
-
-    *copy = NULL;
-    if (contiguous(dtype, count)) {
-        *view = (const char *) buf + dtype->super.true_lb;
-        return OMPI_SUCCESS;
-    }
-    *copy = malloc(bytes);
-    if (NULL == *copy) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    *view = *copy;
-    rc = ompi_datatype_sndrcv(buf, (int32_t) count, dtype, *copy, (int32_t) bytes, MPI_BYTE);
-    if (OMPI_SUCCESS != rc) {
-        free(*copy);
-        *copy = NULL;
-    }
-    return rc;
-}
-
-/*
- * Where the algorithm writes count x dtype's `bytes` at buf: the buffer
- * itself, or *copy (then unpacked by unpack_result()).  With `fill`, the
- * copy starts as the packed current contents of buf (in place).
- */
-static int result_view(void *buf, size_t count, ompi_datatype_t *dtype, size_t bytes, bool fill,
-                       char **view, char **copy)
-{
-    if (fill || contiguous(dtype, count)) {
-        return packed_view(buf, count, dtype, bytes, (const char **) view, copy);
-    }
-    *view = *copy = malloc(bytes);
-    return NULL == *copy ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
-}
-
-static int unpack_result(void *buf, size_t count, ompi_datatype_t *dtype, size_t bytes,
-                         char *copy)
-{
-    int rc = OMPI_SUCCESS;
-
-    if (NULL != copy) {
-        rc = ompi_datatype_sndrcv(copy, (int32_t) bytes, MPI_BYTE, buf, (int32_t) count, dtype);
-        free(copy);
-    }
-    return rc;
-}
-
-/* An allgather or alltoall algorithm on contiguous bytes: `in` holds this
- * rank's input (one block or one per rank), `out` P blocks. */
-typedef int (*block_alg_fn_t)(const void *in, void *out, size_t block,
-                              mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
-
-/*
- * Run `alg` for an allgather or alltoall of `block` bytes per rank on
- * contiguous views of the buffers: the input is in_count x sdtype at sbuf
- * (in_bytes packed), or, with MPI_IN_PLACE, in the output from byte
- * in_place_offset; the output is rcount_total x rdtype at rbuf (size *
- * block packed).  Non-contiguous layouts go through temporary buffers.
- */
-static int serve_blocks(block_alg_fn_t alg, const void *sbuf, size_t in_count,
-                        ompi_datatype_t *sdtype, size_t in_bytes, size_t in_place_offset,
-                        void *rbuf, size_t rcount_total, ompi_datatype_t *rdtype, size_t block,
-                        mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm)
-{
-    size_t out_bytes = (size_t) ompi_comm_size(comm) * block;
-    const char *in;
-    char *out, *rcopy, *scopy = NULL;
-    int rc;
-
-    rc = result_view(rbuf, rcount_total, rdtype, out_bytes, MPI_IN_PLACE == sbuf, &out, &rcopy);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    if (MPI_IN_PLACE == sbuf) {
-        in = out + in_place_offset; /* the algorithms handle input inside the output */
-    } else {
-        rc = packed_view(sbuf, in_count, sdtype, in_bytes, &in, &scopy);
-    }
-    if (OMPI_SUCCESS == rc) {
-        rc = alg(in, out, block, m, comm);
-    }
-    free(scopy);
-    if (OMPI_SUCCESS == rc) {
-        rc = unpack_result(rbuf, rcount_total, rdtype, out_bytes, rcopy);
-    } else {
-        free(rcopy);
-    }
-    return rc;
-}
-
-static int rdma_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
-                          int rcount, struct ompi_datatype_t *rdtype,
-                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
-{
-    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
-    int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    size_t block = (size_t) rcount * rdtype->super.size;
-    int why;
-    int alg = COLL_RDMA_ALG_FALLBACK;
-
-    if (window_ready(m, comm, &why)) {
-        alg = coll_rdma_decide_allgather(&mca_coll_rdma_component.config, size, block, &why);
-    }
-    if (COLL_RDMA_ALG_FALLBACK == alg) {
-        count_fallback(COLL_RDMA_ALLGATHER, why);
-        return m->previous_allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
-                                     m->previous_allgather_module);
-    }
-    count_served(COLL_RDMA_ALLGATHER, alg, (size_t) size * block);
-    if (0 == block) {
-        return OMPI_SUCCESS;
-    }
-    /* in place: this rank's block is already in rbuf */
-    return serve_blocks(COLL_RDMA_ALG_RING == alg ? coll_rdma_allgather_ring
-                                                  : coll_rdma_allgather_bruck,
-                        sbuf, (size_t) scount, sdtype, block, (size_t) rank * block, rbuf,
-                        (size_t) rcount * size, rdtype, block, m, comm);
-}
-
-static int rdma_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
-                         int rcount, struct ompi_datatype_t *rdtype,
-                         struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
-{
-    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
-    int size = ompi_comm_size(comm);
-    size_t block = (size_t) rcount * rdtype->super.size;
-    int why;
-    int alg = COLL_RDMA_ALG_FALLBACK;
-
-    if (window_ready(m, comm, &why)) {
-        alg = coll_rdma_decide_alltoall(&mca_coll_rdma_component.config, size, block, &why);
-    }
-    if (COLL_RDMA_ALG_FALLBACK == alg) {
-        count_fallback(COLL_RDMA_ALLTOALL, why);
-        return m->previous_alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
-                                    m->previous_alltoall_module);
-    }
-    count_served(COLL_RDMA_ALLTOALL, alg, (size_t) size * block);
-    if (0 == block) {
-        return OMPI_SUCCESS;
-    }
-    return serve_blocks(COLL_RDMA_ALG_BRUCK == alg ? coll_rdma_alltoall_bruck
-                                                   : coll_rdma_alltoall_direct,
-                        sbuf, (size_t) scount * size, sdtype, (size_t) size * block, 0, rbuf,
-                        (size_t) rcount * size, rdtype, block, m, comm);
-}
-
-static int rdma_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
-                       struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
-                       mca_coll_base_module_t *module)
-{
-    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
-    size_t bytes = (size_t) count * dtype->super.size;
-    int why;
-    int alg = COLL_RDMA_ALG_FALLBACK;
-
-    if (window_ready(m, comm, &why)) {
-        bool predefined = ompi_datatype_is_predefined(dtype)
-                          && ompi_datatype_is_contiguous_memory_layout(dtype, count);
-        alg = coll_rdma_decide_reduce(&mca_coll_rdma_component.config, ompi_comm_size(comm), bytes,
-                                      predefined, predefined && coll_rdma_op_supported(op, dtype),
-                                      &why);
-    }
-    if (COLL_RDMA_ALG_FALLBACK == alg) {
-        count_fallback(COLL_RDMA_REDUCE, why);
-        return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
-                                  m->previous_reduce_module);
-    }
-    count_served(COLL_RDMA_REDUCE, alg, bytes);
-    if (0 == bytes) {
-        return OMPI_SUCCESS;
-    }
-    if (MPI_IN_PLACE != sbuf) {
-        sbuf = (const char *) sbuf + dtype->super.true_lb;
-    }
-    if (ompi_comm_rank(comm) == root) {
-        rbuf = (char *) rbuf + dtype->super.true_lb;
-    }
-    return coll_rdma_reduce_knomial(sbuf, rbuf, (size_t) count, dtype, op, root, m, comm);
-}
-
 /* ---- module life ------------------------------------------------------------- */
 
-#define SAVE_PREVIOUS(m, comm, name)                                                    \
-    do {                                                                                \
-        (m)->previous_##name = COLL_RDMA_COMM_TABLE(comm)->coll_##name;                \
-        (m)->previous_##name##_module = COLL_RDMA_COMM_TABLE(comm)->coll_##name##_module; \
-        if (NULL == (m)->previous_##name || NULL == (m)->previous_##name##_module) {    \
-            return OMPI_ERROR;                                                          \
-        }                                                                               \
-        OBJ_RETAIN((m)->previous_##name##_module);                                      \
-    } while (0)
+/* Required: the blocking ones; the nonblocking and persistent ones may be
+ * missing (their calls then return OMPI_ERR_NOT_SUPPORTED when not served). */
+#define X_SAVE(name)                                                                        \
+    m->previous_##name = COLL_RDMA_COMM_TABLE(comm)->coll_##name;                          \
+    m->previous_##name##_module = COLL_RDMA_COMM_TABLE(comm)->coll_##name##_module;        \
+    if (NULL == m->previous_##name || NULL == m->previous_##name##_module) {               \
+        m->previous_##name = NULL;                                                          \
+        m->previous_##name##_module = NULL;                                                 \
+    } else {                                                                                \
+        OBJ_RETAIN(m->previous_##name##_module);                                            \
+    }
 
 /* Modules are enabled lowest priority first: the table now holds what the
  * components below us chose, which is our fallback. */
@@ -612,13 +263,12 @@ static int rdma_module_enable(mca_coll_base_module_t *module, struct ompi_commun
 {
     mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
 
-    SAVE_PREVIOUS(m, comm, barrier);
-    SAVE_PREVIOUS(m, comm, bcast);
-    SAVE_PREVIOUS(m, comm, allreduce);
-    SAVE_PREVIOUS(m, comm, allgather);
-    SAVE_PREVIOUS(m, comm, allgatherv);
-    SAVE_PREVIOUS(m, comm, alltoall);
-    SAVE_PREVIOUS(m, comm, reduce);
+    COLL_RDMA_SAVED(X_SAVE)
+    if (NULL == m->previous_barrier || NULL == m->previous_bcast || NULL == m->previous_allreduce
+        || NULL == m->previous_allgather || NULL == m->previous_allgatherv
+        || NULL == m->previous_alltoall || NULL == m->previous_reduce) {
+        return OMPI_ERROR;
+    }
     return OMPI_SUCCESS;
 }
 
@@ -629,15 +279,15 @@ static void rdma_module_construct(mca_coll_rdma_module_t *m)
 
 static void rdma_module_destruct(mca_coll_rdma_module_t *m)
 {
+    coll_rdma_request_module_gone(m);
     coll_rdma_window_free(m->window);
     m->window = NULL;
-    if (NULL != m->previous_barrier_module) OBJ_RELEASE(m->previous_barrier_module);
-    if (NULL != m->previous_bcast_module) OBJ_RELEASE(m->previous_bcast_module);
-    if (NULL != m->previous_allreduce_module) OBJ_RELEASE(m->previous_allreduce_module);
-    if (NULL != m->previous_allgather_module) OBJ_RELEASE(m->previous_allgather_module);
-    if (NULL != m->previous_allgatherv_module) OBJ_RELEASE(m->previous_allgatherv_module);
-    if (NULL != m->previous_alltoall_module) OBJ_RELEASE(m->previous_alltoall_module);
-    if (NULL != m->previous_reduce_module) OBJ_RELEASE(m->previous_reduce_module);
+#define X_RELEASE(name)                                                                     \
+    if (NULL != m->previous_##name##_module) {                                              \
+        OBJ_RELEASE(m->previous_##name##_module);                                           \
+    }
+    COLL_RDMA_SAVED(X_RELEASE)
+#undef X_RELEASE
 }
 
 OBJ_CLASS_INSTANCE(mca_coll_rdma_module_t, mca_coll_base_module_t, rdma_module_construct,
@@ -656,12 +306,7 @@ mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *com
         return NULL;
     }
     m->super.coll_module_enable = rdma_module_enable;
-    m->super.coll_barrier = rdma_barrier;
-    m->super.coll_bcast = rdma_bcast;
-    m->super.coll_allreduce = rdma_allreduce;
-    m->super.coll_allgather = rdma_allgather;
-    m->super.coll_alltoall = rdma_alltoall;
-    m->super.coll_reduce = rdma_reduce;
+    coll_rdma_entry_install(m);
     *priority = c->priority;
     return &m->super;
 }

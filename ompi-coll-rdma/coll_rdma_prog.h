@@ -42,6 +42,9 @@ enum coll_rdma_act_kind {
     COLL_RDMA_ACT_RING_SEND, /* the next ring message, src[len bytes], to peer */
     COLL_RDMA_ACT_RING_RECV, /* the next ring message from the left arrived */
     COLL_RDMA_ACT_RING_ACK, /* the ring message received is consumed: ack it to peer */
+    COLL_RDMA_ACT_PACK,     /* dst = the user's send side (peer 0) or receive side (peer 1),
+                             * packed by Open MPI's datatype engine, len bytes */
+    COLL_RDMA_ACT_UNPACK,   /* the user's receive side = src unpacked, len bytes */
     COLL_RDMA_NACTS
 };
 
@@ -72,6 +75,7 @@ enum coll_rdma_buf_base {
     COLL_RDMA_BUF_SLOT,      /* the payload of a local slot */
     COLL_RDMA_BUF_PEER_SLOT, /* the payload of peer's slot, through its mapping */
     COLL_RDMA_BUF_RING,      /* the payload of the ring message last received */
+    COLL_RDMA_BUF_TMP,       /* the op's own buffer for packed data */
 };
 
 /* A buffer: base + off bytes; slot and peer for the slot bases. */

@@ -1,12 +1,239 @@
 /*
- * coll/rdma requests: nonblocking and persistent collectives as Open MPI
- * requests over operations (coll_rdma_exec.h).
+ * coll/rdma requests: nonblocking (MPI_I*) and persistent (MPI_*_init,
+ * MPI_Start) collectives as Open MPI requests over operations
+ * (coll_rdma_exec.h).  A request embeds its operation; a persistent one
+ * keeps its program from init to free and replays it at every start.
+ *
+ * Progress: MPI_Test and MPI_Wait call opal_progress(), where a callback
+ * runs the queues of the modules with operations under way.  The callback is
+ * registered while requests are active and, once none is, unregistered at
+ * the next start or free (never from inside opal_progress()).
  */
 #include "ompi_config.h"
 
 #include "coll_rdma_exec.h"
+#include "coll_rdma_request.h"
 
-void coll_rdma_request_complete(struct coll_rdma_request *req)
+#include "opal/class/opal_free_list.h"
+#include "opal/runtime/opal_progress.h"
+#include "ompi/runtime/mpiruntime.h"
+
+static opal_free_list_t request_pool;
+static bool request_pool_ready = false;
+static opal_mutex_t request_lock = OPAL_MUTEX_STATIC_INIT;
+
+/* Modules that have run a request (progressed by the callback), and how
+ * many requests are active. */
+static mca_coll_rdma_module_t **progress_modules = NULL;
+static int nprogress_modules = 0, progress_modules_size = 0;
+static int active_requests = 0;
+static bool callback_registered = false;
+
+static int progress_callback(void)
 {
-    (void) req;
+    int events = 0;
+
+    if (0 == __atomic_load_n(&active_requests, __ATOMIC_RELAXED)) {
+        return 0;
+    }
+    if (ompi_mpi_thread_multiple) {
+        /* a module being freed leaves the list under this lock */
+        if (0 != opal_mutex_trylock(&request_lock)) {
+            return 0;
+        }
+    }
+    for (int i = 0; i < nprogress_modules; ++i) {
+        events += coll_rdma_module_progress(progress_modules[i]);
+    }
+    if (ompi_mpi_thread_multiple) {
+        opal_mutex_unlock(&request_lock);
+    }
+    return events;
+}
+
+static void lock(void)
+{
+    if (ompi_mpi_thread_multiple) {
+        opal_mutex_lock(&request_lock);
+    }
+}
+
+static void unlock(void)
+{
+    if (ompi_mpi_thread_multiple) {
+        opal_mutex_unlock(&request_lock);
+    }
+}
+
+/* From the application's context only (start, free): never from inside
+ * opal_progress(), whose callback array unregistering rewrites. */
+static void callback_update(void)
+{
+    bool want = __atomic_load_n(&active_requests, __ATOMIC_RELAXED) > 0;
+
+    if (want != callback_registered) {
+        if (want) {
+            opal_progress_register(progress_callback);
+        } else {
+            opal_progress_unregister(progress_callback);
+        }
+        callback_registered = want;
+    }
+}
+
+static int module_watch(mca_coll_rdma_module_t *m)
+{
+    if (m->progress_listed) {
+        return OMPI_SUCCESS;
+    }
+    if (nprogress_modules == progress_modules_size) {
+        int size = progress_modules_size > 0 ? 2 * progress_modules_size : 8;
+        void *p = realloc(progress_modules, (size_t) size * sizeof(*progress_modules));
+        if (NULL == p) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        progress_modules = p;
+        progress_modules_size = size;
+    }
+    progress_modules[nprogress_modules++] = m;
+    m->progress_listed = true;
+    return OMPI_SUCCESS;
+}
+
+void coll_rdma_request_module_gone(mca_coll_rdma_module_t *m)
+{
+    if (!m->progress_listed) {
+        return;
+    }
+    lock();
+    for (int i = 0; i < nprogress_modules; ++i) {
+        if (progress_modules[i] == m) {
+            progress_modules[i] = progress_modules[--nprogress_modules];
+            break;
+        }
+    }
+    m->progress_listed = false;
+    unlock();
+}
+
+/* ---- the request object ------------------------------------------------------- */
+
+static int request_free(ompi_request_t **ompi_req)
+{
+    coll_rdma_request_t *req = (coll_rdma_request_t *) *ompi_req;
+
+    if (!REQUEST_COMPLETE(&req->super)) {
+        return MPI_ERR_REQUEST; /* an active persistent request */
+    }
+    coll_rdma_op_fini(&req->op);
+    OMPI_REQUEST_FINI(&req->super);
+    opal_free_list_return(&request_pool, (opal_free_list_item_t *) req);
+    *ompi_req = MPI_REQUEST_NULL;
+    lock();
+    callback_update();
+    unlock();
+    return OMPI_SUCCESS;
+}
+
+static int request_cancel(ompi_request_t *request, int complete)
+{
+    (void) request;
+    (void) complete;
+    return MPI_ERR_REQUEST; /* collectives cannot be cancelled */
+}
+
+static int request_start_all(size_t count, ompi_request_t **requests)
+{
+    for (size_t i = 0; i < count; ++i) {
+        coll_rdma_request_t *req = (coll_rdma_request_t *) requests[i];
+        if (NULL != req && OMPI_REQUEST_COLL == req->super.req_type) {
+            coll_rdma_request_start(req);
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+static void request_construct(coll_rdma_request_t *req)
+{
+    req->super.req_type = OMPI_REQUEST_COLL;
+    req->super.req_free = request_free;
+    req->super.req_cancel = request_cancel;
+    req->super.req_start = request_start_all;
+}
+
+OBJ_CLASS_INSTANCE(coll_rdma_request_t, ompi_request_t, request_construct, NULL);
+
+coll_rdma_request_t *coll_rdma_request_alloc(mca_coll_rdma_module_t *module,
+                                             struct ompi_communicator_t *comm, bool persistent)
+{
+    coll_rdma_request_t *req;
+
+    lock();
+    if (!request_pool_ready) {
+        OBJ_CONSTRUCT(&request_pool, opal_free_list_t);
+        if (OPAL_SUCCESS
+            != opal_free_list_init(&request_pool, sizeof(coll_rdma_request_t), opal_cache_line_size,
+                                   OBJ_CLASS(coll_rdma_request_t), 0, 0, 8, -1, 8, NULL, 0, NULL,
+                                   NULL, NULL)) {
+            unlock();
+            return NULL;
+        }
+        request_pool_ready = true;
+    }
+    if (OMPI_SUCCESS != module_watch(module)) {
+        unlock();
+        return NULL;
+    }
+    unlock();
+    req = (coll_rdma_request_t *) opal_free_list_get(&request_pool);
+    if (NULL == req) {
+        return NULL;
+    }
+    OMPI_REQUEST_INIT(&req->super, persistent);
+    req->super.req_mpi_object.comm = comm;
+    req->persistent = persistent;
+    return req;
+}
+
+void coll_rdma_request_start(coll_rdma_request_t *req)
+{
+    req->super.req_state = OMPI_REQUEST_ACTIVE;
+    req->super.req_complete = REQUEST_PENDING;
+    req->super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    req->super.req_status._cancelled = 0;
+    req->op.req = req;
+    __atomic_fetch_add(&active_requests, 1, __ATOMIC_RELAXED);
+    coll_rdma_op_start(&req->op);
+    /* what can be done at once is done now: the own contribution goes out
+     * before the application computes; an op that completes here needs no
+     * callback at all */
+    (void) coll_rdma_module_progress(req->op.module);
+    lock();
+    callback_update();
+    unlock();
+}
+
+void coll_rdma_request_complete(coll_rdma_request_t *req)
+{
+    req->super.req_status.MPI_ERROR = req->op.status;
+    if (!req->persistent) {
+        coll_rdma_op_fini(&req->op); /* a heap program is not needed any more */
+    }
+    __atomic_fetch_sub(&active_requests, 1, __ATOMIC_RELAXED);
+    ompi_request_complete(&req->super, true);
+}
+
+void coll_rdma_request_fini(void)
+{
+    if (callback_registered) {
+        opal_progress_unregister(progress_callback);
+        callback_registered = false;
+    }
+    if (request_pool_ready) {
+        OBJ_DESTRUCT(&request_pool);
+        request_pool_ready = false;
+    }
+    free(progress_modules);
+    progress_modules = NULL;
+    nprogress_modules = progress_modules_size = 0;
 }

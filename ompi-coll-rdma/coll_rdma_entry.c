@@ -1,0 +1,487 @@
+/*
+ * coll/rdma entry points: MPI's blocking, nonblocking (MPI_I*) and
+ * persistent (MPI_*_init) barrier, bcast, allreduce, reduce, allgather and
+ * alltoall.  One path for all eighteen: the call's arguments -> decision ->
+ * an operation with its program (the algorithm's plan, with packing around
+ * it for non-contiguous layouts) -> run to the end (blocking), started
+ * (nonblocking), or kept for MPI_Start (persistent).  Everything not served
+ * goes to the saved previous function, counted by reason.
+ */
+#include "ompi_config.h"
+
+#include "coll_rdma.h"
+#include "coll_rdma_request.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/runtime/mpiruntime.h"
+
+/* ---- statistics ------------------------------------------------------------ */
+
+/* Threads may run collectives on distinct communicators at once. */
+static inline void stat_add(uint64_t *counter, uint64_t n)
+{
+    if (OPAL_UNLIKELY(ompi_mpi_thread_multiple)) {
+        __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
+    } else {
+        *counter += n;
+    }
+}
+
+/* ---- the algorithms, as plans ---------------------------------------------- */
+
+static const coll_rdma_plan_fn_t plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
+    [COLL_RDMA_BARRIER] = {[COLL_RDMA_ALG_READ] = coll_rdma_barrier_read_plan,
+                           [COLL_RDMA_ALG_NWAY] = coll_rdma_barrier_nway_plan,
+                           [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_barrier_pairwise_plan},
+    [COLL_RDMA_BCAST] = {[COLL_RDMA_ALG_READ] = coll_rdma_bcast_read_plan},
+    [COLL_RDMA_ALLREDUCE] = {[COLL_RDMA_ALG_READ] = coll_rdma_allreduce_read_plan,
+                             [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_allreduce_pairwise_plan},
+};
+
+/* ---- one call --------------------------------------------------------------- */
+
+/* A collective call's arguments as MPI gave them.  bcast, allreduce, reduce:
+ * count and dtype on both sides. */
+typedef struct call {
+    int coll;
+    const void *sbuf;
+    size_t scount;
+    ompi_datatype_t *sdtype;
+    void *rbuf;
+    size_t rcount;
+    ompi_datatype_t *rdtype;
+    ompi_op_t *op;
+    int root;
+} call_t;
+
+static bool contiguous(ompi_datatype_t *dtype, size_t count)
+{
+    return ompi_datatype_is_contiguous_memory_layout(dtype, (int32_t) count);
+}
+
+/* Bytes the call moves per rank's message (bcast, reductions) or per block
+ * (allgather, alltoall): from the receive side, whose signature every rank
+ * shares. */
+static size_t call_bytes(const call_t *c)
+{
+    return NULL == c->rdtype ? 0 : c->rcount * c->rdtype->super.size;
+}
+
+/*
+ * The algorithm for the call, or COLL_RDMA_ALG_FALLBACK with *why.  Every
+ * input is agreed configuration or required equal on all ranks by MPI.
+ */
+static int decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, const call_t *c,
+                  bool may_setup, int *why)
+{
+    const coll_rdma_config_t *cfg = &mca_coll_rdma_component.config;
+    int size = ompi_comm_size(comm);
+    bool direct, predefined;
+
+    if (!coll_rdma_module_window_ready(m, comm, may_setup, why)) {
+        return COLL_RDMA_ALG_FALLBACK;
+    }
+    direct = m->window->all_direct;
+    switch (c->coll) {
+    case COLL_RDMA_BARRIER:
+        return coll_rdma_decide_barrier(cfg, size, direct, why);
+    case COLL_RDMA_BCAST:
+        return coll_rdma_decide_bcast(cfg, size, call_bytes(c), contiguous(c->rdtype, c->rcount),
+                                      direct, why);
+    case COLL_RDMA_ALLGATHER:
+        return coll_rdma_decide_allgather(cfg, size, call_bytes(c), why);
+    case COLL_RDMA_ALLTOALL:
+        return coll_rdma_decide_alltoall(cfg, size, call_bytes(c), why);
+    default:
+        break;
+    }
+    predefined = ompi_datatype_is_predefined(c->rdtype) && contiguous(c->rdtype, c->rcount);
+    if (COLL_RDMA_REDUCE == c->coll) {
+        return coll_rdma_decide_reduce(cfg, size, call_bytes(c), predefined,
+                                       predefined && coll_rdma_op_supported(c->op, c->rdtype), why);
+    }
+    predefined = predefined && coll_rdma_op_supported(c->op, c->rdtype);
+    return coll_rdma_decide_allreduce(cfg, size, call_bytes(c), predefined, predefined,
+                                      predefined && coll_rdma_op_order_independent(c->op, c->rdtype),
+                                      direct, why);
+}
+
+/*
+ * The data view of allgather and alltoall (bytes only: MPI requires matching
+ * signatures, not layouts): a contiguous layout is used in place from its
+ * true lower bound, any other goes through op->tmp, packed by a PACK action
+ * before the plan and unpacked by an UNPACK action after it.
+ */
+static int prepare_blocks(coll_rdma_op_t *op, const call_t *c, int size, int rank)
+{
+    size_t block = call_bytes(c), out_bytes = (size_t) size * block;
+    bool gather = COLL_RDMA_ALLGATHER == c->coll;
+    size_t in_bytes = gather ? block : out_bytes;
+    bool in_place = MPI_IN_PLACE == c->sbuf;
+    bool pack_in, pack_out;
+
+    op->user_scount = gather ? c->scount : c->scount * (size_t) size;
+    pack_in = !in_place && !contiguous(c->sdtype, op->user_scount);
+    pack_out = !contiguous(c->rdtype, op->user_rcount);
+
+    op->bytes = block;
+    if (pack_in || pack_out) {
+        op->tmp = malloc((pack_out ? out_bytes : 0) + (pack_in ? in_bytes : 0));
+        if (NULL == op->tmp) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    if (pack_out) {
+        op->rbuf = op->tmp;
+        if (in_place) {
+            /* the own block is already in the user's receive buffer */
+            coll_rdma_act_t *a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_PACK, 0);
+            a->peer = 1;
+            a->dst = coll_rdma_buf(COLL_RDMA_BUF_TMP, 0);
+            a->len = out_bytes;
+        }
+    } else {
+        op->rbuf = (char *) c->rbuf + c->rdtype->super.true_lb;
+    }
+    if (in_place) {
+        /* the algorithms handle input inside the output */
+        op->sbuf = (char *) op->rbuf + (gather ? (size_t) rank * block : 0);
+    } else if (pack_in) {
+        coll_rdma_act_t *a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_PACK, 0);
+        size_t at = pack_out ? out_bytes : 0;
+        a->peer = 0;
+        a->dst = coll_rdma_buf(COLL_RDMA_BUF_TMP, at);
+        a->len = in_bytes;
+        op->sbuf = op->tmp + at;
+    } else {
+        op->sbuf = (const char *) c->sbuf + c->sdtype->super.true_lb;
+    }
+    return OMPI_SUCCESS;
+}
+
+/*
+ * Give `op` the call's arguments and its program: [PACK] plan [UNPACK].
+ * An empty call (no bytes) gets an empty program that takes no instance:
+ * the parity arguments need every instance to move data through every rank.
+ */
+static int prepare(coll_rdma_op_t *op, const call_t *c, struct ompi_communicator_t *comm)
+{
+    int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    size_t bytes = call_bytes(c);
+    int rc;
+
+    op->user_sbuf = c->sbuf;
+    op->user_scount = c->scount;
+    op->user_sdtype = c->sdtype;
+    op->user_rbuf = c->rbuf;
+    op->user_rcount = COLL_RDMA_ALLGATHER == c->coll || COLL_RDMA_ALLTOALL == c->coll
+                          ? c->rcount * (size_t) size
+                          : c->rcount;
+    op->user_rdtype = c->rdtype;
+    op->dtype = c->rdtype;
+    op->op = c->op;
+    op->root = c->root;
+    op->count = c->rcount;
+    op->bytes = bytes;
+    if (COLL_RDMA_BARRIER != c->coll && 0 == bytes) {
+        op->prog.nseq = 0;
+        return OMPI_SUCCESS;
+    }
+    switch (c->coll) {
+    case COLL_RDMA_BARRIER:
+        break;
+    case COLL_RDMA_ALLGATHER:
+    case COLL_RDMA_ALLTOALL:
+        rc = prepare_blocks(op, c, size, rank);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        break;
+    case COLL_RDMA_BCAST:
+        op->rbuf = (char *) c->rbuf + c->rdtype->super.true_lb;
+        break;
+    default: /* allreduce, reduce: contiguous predefined (decide) */
+        op->rbuf = (char *) c->rbuf + c->rdtype->super.true_lb;
+        op->sbuf = MPI_IN_PLACE == c->sbuf ? op->rbuf
+                                           : (const char *) c->sbuf + c->sdtype->super.true_lb;
+        if (COLL_RDMA_REDUCE == c->coll && rank != c->root) {
+            op->rbuf = NULL; /* significant at the root only */
+        }
+        break;
+    }
+    rc = plans[c->coll][op->alg](op);
+    if (OMPI_SUCCESS == rc && NULL != op->tmp && op->rbuf == op->tmp) {
+        coll_rdma_act_t *a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_UNPACK, 0);
+        a->src = coll_rdma_buf(COLL_RDMA_BUF_TMP, 0);
+        a->len = (size_t) size * op->bytes;
+        rc = op->prog.failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    }
+    return rc;
+}
+
+/*
+ * Serve the call if coll/rdma does: then *rc is the call's result (and
+ * *request the new request of a nonblocking or persistent call) and the
+ * return is true.  False: the caller hands it to the previous function.
+ */
+static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, const call_t *c,
+                   int kind, ompi_request_t **request, int *rc)
+{
+    mca_coll_rdma_component_t *cc = &mca_coll_rdma_component;
+    coll_rdma_request_t *req = NULL;
+    coll_rdma_op_t o, *op = &o;
+    int why, alg = decide(m, comm, c, COLL_RDMA_KIND_BLOCKING == kind, &why);
+    size_t moved = call_bytes(c);
+
+    if (COLL_RDMA_ALG_FALLBACK != alg && NULL == plans[c->coll][alg]) {
+        alg = COLL_RDMA_ALG_FALLBACK; /* TRANSITIONAL: not yet written as a plan */
+        why = COLL_RDMA_WHY_FORCED;
+    }
+    if (COLL_RDMA_ALG_FALLBACK == alg) {
+        stat_add(&cc->fallback_calls[kind][c->coll][why], 1);
+        return false;
+    }
+    if (COLL_RDMA_ALLGATHER == c->coll || COLL_RDMA_ALLTOALL == c->coll) {
+        moved *= (size_t) ompi_comm_size(comm);
+    }
+    stat_add(&cc->served_calls[kind][c->coll][alg], 1);
+    stat_add(&cc->served_bytes[kind][c->coll][alg], moved);
+    if (COLL_RDMA_ALLREDUCE == c->coll && COLL_RDMA_ALG_BRUCK == alg
+        && COLL_RDMA_ALG_NWAY == cc->config.alg[COLL_RDMA_ALLREDUCE]) {
+        /* forced nway on a (n, P) without a plan: Bruck served it */
+        stat_add(&cc->allreduce_nway_not_adaptable, 1);
+    }
+    if (COLL_RDMA_KIND_BLOCKING != kind) {
+        req = coll_rdma_request_alloc(m, comm, COLL_RDMA_KIND_PERSISTENT == kind);
+        if (NULL == req) {
+            *rc = OMPI_ERR_OUT_OF_RESOURCE;
+            return true;
+        }
+        op = &req->op;
+    }
+    coll_rdma_op_init(op, m, &cc->config, c->coll, alg);
+    *rc = prepare(op, c, comm);
+    if (COLL_RDMA_KIND_BLOCKING == kind) {
+        if (OMPI_SUCCESS == *rc) {
+            *rc = coll_rdma_op_run(op);
+        } else {
+            coll_rdma_op_fini(op);
+        }
+        return true;
+    }
+    if (OMPI_SUCCESS != *rc) {
+        ompi_request_t *r = &req->super;
+        req->super.req_complete = REQUEST_COMPLETED;
+        (void) req->super.req_free(&r);
+        return true;
+    }
+    if (COLL_RDMA_KIND_NONBLOCKING == kind) {
+        coll_rdma_request_start(req);
+    }
+    *request = &req->super;
+    return true;
+}
+
+/* ---- the eighteen entry points ------------------------------------------------ */
+
+#define M(module) ((mca_coll_rdma_module_t *) (module))
+/* The saved previous function, or "not supported" where the stack below had none. */
+#define PREVIOUS(m, name, ...)                                                                     \
+    (NULL == (m)->previous_##name ? OMPI_ERR_NOT_SUPPORTED                                         \
+                                  : (m)->previous_##name(__VA_ARGS__, (m)->previous_##name##_module))
+
+#define CALL_BARRIER {COLL_RDMA_BARRIER, NULL, 0, NULL, NULL, 0, NULL, NULL, 0}
+#define CALL_BCAST {COLL_RDMA_BCAST, buf, (size_t) count, dtype, buf, (size_t) count, dtype, NULL, root}
+#define CALL_ALLREDUCE                                                                             \
+    {COLL_RDMA_ALLREDUCE, sbuf, (size_t) count, dtype, rbuf, (size_t) count, dtype, op, 0}
+#define CALL_REDUCE {COLL_RDMA_REDUCE, sbuf, (size_t) count, dtype, rbuf, (size_t) count, dtype, op, root}
+#define CALL_BLOCKS(coll)                                                                          \
+    {coll, sbuf, (size_t) scount, sdtype, rbuf, (size_t) rcount, rdtype, NULL, 0}
+
+static int rdma_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    call_t c = CALL_BARRIER;
+    int rc;
+    return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, &rc)
+               ? rc
+               : PREVIOUS(M(module), barrier, comm);
+}
+
+static int rdma_ibarrier(struct ompi_communicator_t *comm, ompi_request_t **request,
+                         mca_coll_base_module_t *module)
+{
+    call_t c = CALL_BARRIER;
+    int rc;
+    return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, request, &rc)
+               ? rc
+               : PREVIOUS(M(module), ibarrier, comm, request);
+}
+
+static int rdma_barrier_init(struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                             ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    call_t c = CALL_BARRIER;
+    int rc;
+    return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, request, &rc)
+               ? rc
+               : PREVIOUS(M(module), barrier_init, comm, info, request);
+}
+
+static int rdma_bcast(void *buf, int count, ompi_datatype_t *dtype, int root,
+                      struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    call_t c = CALL_BCAST;
+    int rc;
+    return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, &rc)
+               ? rc
+               : PREVIOUS(M(module), bcast, buf, count, dtype, root, comm);
+}
+
+static int rdma_ibcast(void *buf, int count, ompi_datatype_t *dtype, int root,
+                       struct ompi_communicator_t *comm, ompi_request_t **request,
+                       mca_coll_base_module_t *module)
+{
+    call_t c = CALL_BCAST;
+    int rc;
+    return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, request, &rc)
+               ? rc
+               : PREVIOUS(M(module), ibcast, buf, count, dtype, root, comm, request);
+}
+
+static int rdma_bcast_init(void *buf, int count, ompi_datatype_t *dtype, int root,
+                           struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                           ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    call_t c = CALL_BCAST;
+    int rc;
+    return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, request, &rc)
+               ? rc
+               : PREVIOUS(M(module), bcast_init, buf, count, dtype, root, comm, info, request);
+}
+
+static int rdma_allreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                          ompi_op_t *op, struct ompi_communicator_t *comm,
+                          mca_coll_base_module_t *module)
+{
+    call_t c = CALL_ALLREDUCE;
+    int rc;
+    return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, &rc)
+               ? rc
+               : PREVIOUS(M(module), allreduce, sbuf, rbuf, count, dtype, op, comm);
+}
+
+static int rdma_iallreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                           ompi_op_t *op, struct ompi_communicator_t *comm,
+                           ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    call_t c = CALL_ALLREDUCE;
+    int rc;
+    return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, request, &rc)
+               ? rc
+               : PREVIOUS(M(module), iallreduce, sbuf, rbuf, count, dtype, op, comm, request);
+}
+
+static int rdma_allreduce_init(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                               ompi_op_t *op, struct ompi_communicator_t *comm,
+                               struct ompi_info_t *info, ompi_request_t **request,
+                               mca_coll_base_module_t *module)
+{
+    call_t c = CALL_ALLREDUCE;
+    int rc;
+    return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, request, &rc)
+               ? rc
+               : PREVIOUS(M(module), allreduce_init, sbuf, rbuf, count, dtype, op, comm, info,
+                          request);
+}
+
+static int rdma_reduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                       ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                       mca_coll_base_module_t *module)
+{
+    call_t c = CALL_REDUCE;
+    int rc;
+    return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, &rc)
+               ? rc
+               : PREVIOUS(M(module), reduce, sbuf, rbuf, count, dtype, op, root, comm);
+}
+
+static int rdma_ireduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                        ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                        ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    call_t c = CALL_REDUCE;
+    int rc;
+    return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, request, &rc)
+               ? rc
+               : PREVIOUS(M(module), ireduce, sbuf, rbuf, count, dtype, op, root, comm, request);
+}
+
+static int rdma_reduce_init(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
+                            ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                            struct ompi_info_t *info, ompi_request_t **request,
+                            mca_coll_base_module_t *module)
+{
+    call_t c = CALL_REDUCE;
+    int rc;
+    return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, request, &rc)
+               ? rc
+               : PREVIOUS(M(module), reduce_init, sbuf, rbuf, count, dtype, op, root, comm, info,
+                          request);
+}
+
+/* allgather and alltoall share their signatures: one set of six by macro */
+#define BLOCK_ENTRIES(name, COLL)                                                                  \
+    static int rdma_##name(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,      \
+                           int rcount, ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,  \
+                           mca_coll_base_module_t *module)                                         \
+    {                                                                                              \
+        call_t c = CALL_BLOCKS(COLL);                                                              \
+        int rc;                                                                                    \
+        return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, &rc)                     \
+                   ? rc                                                                            \
+                   : PREVIOUS(M(module), name, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm);  \
+    }                                                                                              \
+    static int rdma_i##name(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,     \
+                            int rcount, ompi_datatype_t *rdtype, struct ompi_communicator_t *comm, \
+                            ompi_request_t **request, mca_coll_base_module_t *module)              \
+    {                                                                                              \
+        call_t c = CALL_BLOCKS(COLL);                                                              \
+        int rc;                                                                                    \
+        return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, request, &rc)              \
+                   ? rc                                                                            \
+                   : PREVIOUS(M(module), i##name, sbuf, scount, sdtype, rbuf, rcount, rdtype,      \
+                              comm, request);                                                      \
+    }                                                                                              \
+    static int rdma_##name##_init(const void *sbuf, int scount, ompi_datatype_t *sdtype,           \
+                                  void *rbuf, int rcount, ompi_datatype_t *rdtype,                 \
+                                  struct ompi_communicator_t *comm, struct ompi_info_t *info,      \
+                                  ompi_request_t **request, mca_coll_base_module_t *module)        \
+    {                                                                                              \
+        call_t c = CALL_BLOCKS(COLL);                                                              \
+        int rc;                                                                                    \
+        return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, request, &rc)               \
+                   ? rc                                                                            \
+                   : PREVIOUS(M(module), name##_init, sbuf, scount, sdtype, rbuf, rcount, rdtype,  \
+                              comm, info, request);                                                \
+    }
+
+BLOCK_ENTRIES(allgather, COLL_RDMA_ALLGATHER)
+BLOCK_ENTRIES(alltoall, COLL_RDMA_ALLTOALL)
+
+void coll_rdma_entry_install(mca_coll_rdma_module_t *m)
+{
+#define X_INSTALL(name)                                                                            \
+    m->super.coll_##name = rdma_##name;                                                            \
+    m->super.coll_i##name = rdma_i##name;                                                          \
+    m->super.coll_##name##_init = rdma_##name##_init;
+    X_INSTALL(barrier)
+    X_INSTALL(bcast)
+    X_INSTALL(allreduce)
+    X_INSTALL(reduce)
+    X_INSTALL(allgather)
+    X_INSTALL(alltoall)
+#undef X_INSTALL
+}
