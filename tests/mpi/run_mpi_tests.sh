@@ -92,7 +92,7 @@ case_() {
     rdma_run "$name" "$out" "$err" \
         mpirun --oversubscribe -np "$np" $avxargs $(rdma_verbose_args) $mca "$TEST_COLL" $args
     rc=$?
-    reason=$(rdma_outcome $rc "$out" "$err" '^test_(coll|threads) OK' "'test_coll OK' (or test_threads OK) line")
+    reason=$(rdma_outcome $rc "$out" "$err" '^test_(coll|threads|nbc) OK' "'test_coll OK' (or test_threads/test_nbc OK) line")
     if [ -z "$reason" ]; then
         # shellcheck disable=SC2086
         reason=$(rdma_check_stats "$err" "$np" $checks)
@@ -321,12 +321,16 @@ done
 
 # 7. MPI_THREAD_MULTIPLE: threads running collectives on distinct
 #    communicators at once, and one creating and freeing communicators
-THREADS_BIN=$BUILDDIR/tests/mpi/test_threads
-THREADS_SRC=$RDMA_REPO_ROOT/tests/mpi/test_threads.c
-if [ ! -x "$THREADS_BIN" ] || [ "$THREADS_SRC" -nt "$THREADS_BIN" ]; then
-    mkdir -p "$BUILDDIR/tests/mpi"
-    mpicc -O2 -g -Wall -pthread -o "$THREADS_BIN" "$THREADS_SRC" || rm -f "$THREADS_BIN"
-fi
+# build_test NAME: $BUILDDIR/tests/mpi/NAME from tests/mpi/NAME.c when stale
+build_test() {
+    local bin=$BUILDDIR/tests/mpi/$1 src=$RDMA_REPO_ROOT/tests/mpi/$1.c
+    if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+        mkdir -p "$BUILDDIR/tests/mpi"
+        mpicc -O2 -g -Wall -pthread -o "$bin" "$src" || rm -f "$bin"
+    fi
+    echo "$bin"
+}
+THREADS_BIN=$(build_test test_threads)
 for np in 2 4; do
     TEST_COLL=$THREADS_BIN case_ "thread-multiple-np$np" "$np" avx-off "" "3 1500" "$SERVED_ALL"
 done
@@ -373,5 +377,41 @@ if [ "$RDMA_MODE" = plain ] && rdma_selected ulongminmax-plain; then
         echo "SKIP ulongminmax (no component; plain Open MPI passed: ompi#10525 not present here)"
     fi
 fi
+
+# 9. nonblocking (MPI_I*) and persistent (MPI_*_init) collectives
+#    (tests/mpi/test_nbc.c): every algorithm forced, six sets of one
+#    algorithm per collective, at every np; then many outstanding calls of
+#    mixed kinds with blocking ones between, random completion orders and
+#    delays; persistent requests started thousands of times; the put path.
+NBC_BIN=$(build_test test_nbc)
+ar="--mca coll_rdma_allreduce_algorithm"
+NBC_SETS=(
+    "read:--mca coll_rdma_barrier_algorithm read --mca coll_rdma_bcast_algorithm read $ar read --mca coll_rdma_allgather_algorithm bruck --mca coll_rdma_alltoall_algorithm direct --mca coll_rdma_reduce_algorithm knomial:barrier:read bcast:read allreduce:read allgather:bruck alltoall:direct reduce:knomial"
+    "tree:--mca coll_rdma_barrier_algorithm nway --mca coll_rdma_bcast_algorithm knomial $ar pairwise --mca coll_rdma_allgather_algorithm ring --mca coll_rdma_alltoall_algorithm bruck --mca coll_rdma_reduce_radix 2:barrier:nway bcast:knomial allreduce:pairwise allgather:ring alltoall:bruck reduce:knomial"
+    "ktree:--mca coll_rdma_barrier_algorithm pairwise $ar ktree:barrier:pairwise allreduce:ktree"
+    "nway:$ar nway:allreduce:(nway|bruck)"
+    "bruck:$ar bruck:allreduce:bruck"
+    "ring:$ar ring --mca coll_rdma_allreduce_ring_segment_bytes 4096:allreduce:ring"
+)
+for np in $ALL_NP; do
+    for set in "${NBC_SETS[@]}"; do
+        IFS=: read -r tag mca served <<<"$set"
+        checks=""
+        for s in $served; do
+            checks="$checks served:i${s%%:*}:${s#*:} served:${s%%:*}_init:${s#*:}"
+        done
+        TEST_COLL=$NBC_BIN case_ "nbc-$tag-np$np" "$np" avx-off "$mca" \
+            "--only each --max-count 4096" "$checks"
+    done
+done
+for np in 3 4 8; do
+    TEST_COLL=$NBC_BIN case_ "nbc-mixed-np$np" "$np" avx-off "" "--only mixed,persist --calls 1500" \
+        "served:ibarrier:read served:iallreduce:$AUTO_AR served:allreduce_init:$AUTO_AR"
+done
+IFS=: read -r _ tree_mca _ <<<"${NBC_SETS[1]}"
+TEST_COLL=$NBC_BIN case_ "nbc-mixed-tree-np5" 5 avx-off "$tree_mca" \
+    "--only mixed,persist --calls 1500" "served:ibarrier:nway served:ibcast:knomial"
+TEST_COLL=$NBC_BIN case_ "nbc-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self" \
+    "--only each,mixed,persist --calls 300 --max-count 1000" "served:ibarrier:nway served:iallreduce:(ktree|pairwise)"
 
 rdma_finish
