@@ -615,6 +615,33 @@ void coll_rdma_window_reduce_consumed(coll_rdma_window_t *win, uint64_t seq)
     __atomic_store_n((uint64_t *) (win->base + win->off_reduce_consumed), seq, __ATOMIC_RELEASE);
 }
 
+/*
+ * The put path's read of a peer's word without waiting: a get into
+ * win->fetched, then a flush tested on later calls; *value is updated once
+ * it completed.  One at a time per window (one operation runs at a time).
+ */
+static int fetch_word(coll_rdma_window_t *win, int peer, size_t off, uint64_t *value)
+{
+    coll_rdma_peer_t *p = &win->peers[peer];
+    bool done;
+    int rc;
+
+    if (!win->fetching) {
+        ucs_status_t status = ucp_get_nbi(p->ep, &win->fetched, sizeof(win->fetched),
+                                          p->base + off, p->rkey);
+        if (UCS_STATUS_IS_ERR(status)) {
+            return OMPI_ERROR;
+        }
+        win->fetching = true;
+    }
+    rc = coll_rdma_ucx_flush_test(&win->fetch_request, &done);
+    if (OMPI_SUCCESS == rc && done) {
+        win->fetching = false;
+        *value = win->fetched;
+    }
+    return rc;
+}
+
 int coll_rdma_window_credit_test(coll_rdma_window_t *win, int kind, int peer, uint64_t seq,
                                  bool *granted)
 {
@@ -632,7 +659,11 @@ int coll_rdma_window_credit_test(coll_rdma_window_t *win, int kind, int peer, ui
         off = win->off_reduce_consumed;
     }
     if (!seq_reached(*credit, need)) {
-        rc = read_word(win, peer, off, credit);
+        if (NULL != win->peers[peer].direct) {
+            rc = read_word(win, peer, off, credit);
+        } else {
+            rc = fetch_word(win, peer, off, credit);
+        }
     }
     *granted = seq_reached(*credit, need);
     return rc;

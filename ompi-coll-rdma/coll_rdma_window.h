@@ -139,6 +139,9 @@ typedef struct coll_rdma_window {
     bool all_direct;         /* every rank maps every peer's window (agreed at set-up) */
     bool dirty;              /* puts issued since the last flush */
     int poll_spins;          /* polls between two opal_progress() calls (set by the module) */
+    uint64_t fetched;        /* put path: a peer's word being read (credit_test) */
+    bool fetching;
+    void *fetch_request;
     uint64_t seq_src;        /* source of sequence-word puts; stable until the flush */
     uint64_t *credit;        /* last bcast "consumed" value read from each peer */
     uint64_t seq_start;      /* first sequence number (debug_seq_start) */
@@ -398,8 +401,9 @@ static inline bool coll_rdma_window_peer_arrived(const coll_rdma_window_t *win, 
  * Whether `peer` consumed instance seq - depth of credit `kind` (enum
  * coll_rdma_credit; depth bcast_slots or COLL_RDMA_REDUCE_DEPTH), so that a
  * slot of instance `seq` may be written: *granted.  Reads the peer's consumed
- * word (a load where mapped; else a get, completed before it returns) and
- * caches it.  Returns OMPI_SUCCESS or OMPI_ERROR.
+ * word (a load where mapped; else a get whose completion a later call
+ * tests, so it never waits) and caches it.  Returns OMPI_SUCCESS or
+ * OMPI_ERROR.
  */
 int coll_rdma_window_credit_test(coll_rdma_window_t *win, int kind, int peer, uint64_t seq,
                                  bool *granted);
