@@ -278,7 +278,11 @@ static const coll_rdma_plan_fn_t plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
                            [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_barrier_pairwise_plan},
     [COLL_RDMA_BCAST] = {[COLL_RDMA_ALG_READ] = coll_rdma_bcast_read_plan},
     [COLL_RDMA_ALLREDUCE] = {[COLL_RDMA_ALG_READ] = coll_rdma_allreduce_read_plan,
-                             [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_allreduce_pairwise_plan},
+                             [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_allreduce_pairwise_plan,
+                             [COLL_RDMA_ALG_NWAY] = coll_rdma_allreduce_nway_plan,
+                             [COLL_RDMA_ALG_BRUCK] = coll_rdma_allreduce_bruck_plan,
+                             [COLL_RDMA_ALG_RING] = coll_rdma_allreduce_ring_plan},
+    [COLL_RDMA_ALLGATHER] = {[COLL_RDMA_ALG_RING] = coll_rdma_allgather_ring_plan},
 };
 
 /*
@@ -385,16 +389,7 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
         return run_blocking(m, COLL_RDMA_ALLREDUCE, alg, sbuf, rbuf, (size_t) count, bytes, dtype,
                             op, 0);
     }
-    switch (alg) {
-    case COLL_RDMA_ALG_NWAY:
-        return coll_rdma_allreduce_nway(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    case COLL_RDMA_ALG_BRUCK:
-        return coll_rdma_allreduce_bruck(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    case COLL_RDMA_ALG_RING:
-        return coll_rdma_allreduce_ring(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    default:
-        return coll_rdma_allreduce_ktree(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    }
+    return coll_rdma_allreduce_ktree(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
 }
 
 /*
@@ -503,6 +498,15 @@ static int serve_blocks(block_alg_fn_t alg, const void *sbuf, size_t in_count,
     return rc;
 }
 
+/* The ring allgather's plan as a block algorithm of serve_blocks(). */
+static int allgather_ring(const void *in, void *out, size_t block, mca_coll_rdma_module_t *m,
+                          struct ompi_communicator_t *comm)
+{
+    (void) comm;
+    return run_blocking(m, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_RING, in, out, 0, block, NULL, NULL,
+                        0);
+}
+
 static int rdma_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
                           int rcount, struct ompi_datatype_t *rdtype,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
@@ -526,8 +530,7 @@ static int rdma_allgather(const void *sbuf, int scount, struct ompi_datatype_t *
         return OMPI_SUCCESS;
     }
     /* in place: this rank's block is already in rbuf */
-    return serve_blocks(COLL_RDMA_ALG_RING == alg ? coll_rdma_allgather_ring
-                                                  : coll_rdma_allgather_bruck,
+    return serve_blocks(COLL_RDMA_ALG_RING == alg ? allgather_ring : coll_rdma_allgather_bruck,
                         sbuf, (size_t) scount, sdtype, block, (size_t) rank * block, rbuf,
                         (size_t) rcount * size, rdtype, block, m, comm);
 }
