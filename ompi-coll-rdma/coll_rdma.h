@@ -304,14 +304,6 @@ int coll_rdma_allgather_bruck(const void *sblock, void *rbuf, size_t block,
                               mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
 
 /**
- * MPI_Allgather by the ring: P-1 steps, in each one block to the right
- * neighbour, forwarding what came from the left (seed 000 B.4).  Same
- * arguments and limits as coll_rdma_allgather_bruck().
- */
-int coll_rdma_allgather_ring(const void *sblock, void *rbuf, size_t block,
-                             mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
-
-/**
  * MPI_Alltoall of `block` bytes per (source, destination) pair by Bruck's
  * index algorithm, radix COLL_RDMA_BRUCK_RADIX (MPICH's small-message
  * alltoall, seed 000 B.4/B.7; schedule in coll_rdma_sched.h): a local
@@ -344,53 +336,6 @@ int coll_rdma_alltoall_direct(const void *sbuf, void *rbuf, size_t block,
  */
 int coll_rdma_reduce_knomial(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
                              ompi_op_t *op, int root, mca_coll_rdma_module_t *module,
-                             struct ompi_communicator_t *comm);
-
-/**
- * MPI_Allreduce by End's adapted n-way dissemination (End's thesis, seed 002
- * section 2.9, Theorem 4.3 in the digest's (f, a, b) form; Hoefler et al.
- * 2006 for the dissemination pattern), n = cfg->allreduce_nway_n:
- * ceil(log_{n+1} P) rounds of at most n messages of the whole `bytes`.  In
- * the last round one sender may send only a prefix of its window and the
- * receiver may leave out a prefix of its own (recomputed by a second running
- * reduction, never by an inverse op, so exact for floats and PROD with
- * zeros).  Ranks combine in rank-dependent orders: results are identical on
- * every rank only for order-independent (op, type) pairs
- * (coll_rdma_op_order_independent()).  Same arguments and limits as
- * coll_rdma_allreduce_ktree().  Returns OMPI_ERR_NOT_SUPPORTED, before any
- * communication, when (n, P) is not adaptable (the decision layer picks
- * Bruck there), else OMPI_SUCCESS or a transport error.
- */
-int coll_rdma_allreduce_nway(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
-                             ompi_op_t *op, mca_coll_rdma_module_t *module,
-                             struct ompi_communicator_t *comm);
-
-/**
- * MPI_Allreduce by Bruck's n-port global combine (Bruck and Ho 1993; End's
- * thesis, seed 002 section 2.10), n = cfg->allreduce_bruck_n: for every P,
- * ceil(log_{n+1} P) rounds of at most n messages; every rank keeps two
- * partial results (S0, and S1 = own input o S0).  Rank-dependent combining
- * order, as coll_rdma_allreduce_nway().  Same arguments and limits as
- * coll_rdma_allreduce_ktree(); returns OMPI_SUCCESS or a transport error.
- */
-int coll_rdma_allreduce_bruck(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
-                              ompi_op_t *op, mca_coll_rdma_module_t *module,
-                              struct ompi_communicator_t *comm);
-
-/**
- * MPI_Allreduce by the segmented pipelined ring (Iakymchuk et al., seed 004
- * section IV-A, digest C.5): reduce-scatter then allgather, P-1 steps each,
- * step s moving one block of about count/P elements to the right neighbour
- * in segments of at most cfg->allreduce_ring_segment_bytes through
- * cfg->allreduce_ring_slots slots with credits, so window memory does not
- * grow with the message.  Block c is reduced once, along the ring from rank
- * c to rank c-1 in that fixed order, and its bits are then copied around:
- * identical results on every rank for every (op, type).  Same arguments as
- * coll_rdma_allreduce_ktree(), bytes <= cfg->allreduce_max_bytes; returns
- * OMPI_SUCCESS or a transport error.
- */
-int coll_rdma_allreduce_ring(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
-                             ompi_op_t *op, mca_coll_rdma_module_t *module,
                              struct ompi_communicator_t *comm);
 
 END_C_DECLS

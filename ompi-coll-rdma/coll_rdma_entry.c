@@ -38,7 +38,11 @@ static const coll_rdma_plan_fn_t plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
                            [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_barrier_pairwise_plan},
     [COLL_RDMA_BCAST] = {[COLL_RDMA_ALG_READ] = coll_rdma_bcast_read_plan},
     [COLL_RDMA_ALLREDUCE] = {[COLL_RDMA_ALG_READ] = coll_rdma_allreduce_read_plan,
-                             [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_allreduce_pairwise_plan},
+                             [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_allreduce_pairwise_plan,
+                             [COLL_RDMA_ALG_NWAY] = coll_rdma_allreduce_nway_plan,
+                             [COLL_RDMA_ALG_BRUCK] = coll_rdma_allreduce_bruck_plan,
+                             [COLL_RDMA_ALG_RING] = coll_rdma_allreduce_ring_plan},
+    [COLL_RDMA_ALLGATHER] = {[COLL_RDMA_ALG_RING] = coll_rdma_allgather_ring_plan},
 };
 
 /* ---- one call --------------------------------------------------------------- */

@@ -88,6 +88,52 @@ int coll_rdma_barrier_pairwise_plan(coll_rdma_op_t *op);
 int coll_rdma_bcast_read_plan(coll_rdma_op_t *op);
 int coll_rdma_allreduce_read_plan(coll_rdma_op_t *op);
 int coll_rdma_allreduce_pairwise_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Allreduce by End's adapted n-way dissemination (End's thesis, seed 002
+ * section 2.9, Theorem 4.3 in the digest's (f, a, b) form; Hoefler et al.
+ * 2006 for the dissemination pattern), n = cfg->allreduce_nway_n:
+ * ceil(log_{n+1} P) rounds of at most n messages of the whole op->bytes
+ * (op->count elements of a predefined op->dtype, commutative predefined
+ * op->op; bytes <= cfg->allreduce_max_bytes).  In the last round one sender
+ * may send only a prefix of its window and the receiver may leave out a
+ * prefix of its own (recomputed by a second running reduction in the
+ * scratch, never by an inverse op, so exact for floats and PROD with
+ * zeros).  Ranks combine in rank-dependent orders: results are identical on
+ * every rank only for order-independent (op, type) pairs
+ * (coll_rdma_op_order_independent()).  Returns OMPI_ERR_NOT_SUPPORTED when
+ * (n, P) is not adaptable (the decision layer picks Bruck there).
+ */
+int coll_rdma_allreduce_nway_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Allreduce by Bruck's n-port global combine (Bruck and Ho 1993; End's
+ * thesis, seed 002 section 2.10), n = cfg->allreduce_bruck_n: for every P,
+ * ceil(log_{n+1} P) rounds of at most n messages; every rank keeps two
+ * partial results (S0 in the scratch, and S1 = own input o S0 in rbuf; an
+ * in-place input is copied to the scratch's second half).  Rank-dependent
+ * combining order, as coll_rdma_allreduce_nway_plan(); same arguments.
+ */
+int coll_rdma_allreduce_bruck_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Allreduce by the segmented pipelined ring (Iakymchuk et al., seed 004
+ * section IV-A, digest C.5): reduce-scatter then allgather, P-1 steps each,
+ * step s moving one block of about op->count/P elements to the right
+ * neighbour in segments of at most cfg->allreduce_ring_segment_bytes
+ * (RING_SEND/RING_RECV/RING_ACK through cfg->allreduce_ring_slots slots with
+ * credits, so window memory does not grow with the message; the program
+ * has six actions per segment, on the heap).  Block c is reduced once, along the
+ * ring from rank c to rank c-1 in that fixed order, and its bits are then
+ * copied around: identical results on every rank for every (op, type).
+ * Same arguments as coll_rdma_allreduce_nway_plan().
+ */
+int coll_rdma_allreduce_ring_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Allgather by the ring: P-1 steps, in each one block to the right
+ * neighbour, forwarding out of this rank's slot what came from the left
+ * (seed 000 B.4).  op->sbuf: this rank's block of op->bytes (ONE block,
+ * 0 < bytes <= the window's ag_block) bytes, possibly at its place inside
+ * op->rbuf (in place); op->rbuf: P contiguous blocks.
+ */
+int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op);
 
 /** Release what the op holds (program actions on the heap, bitmaps). */
 void coll_rdma_op_fini(coll_rdma_op_t *op);

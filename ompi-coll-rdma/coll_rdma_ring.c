@@ -1,14 +1,13 @@
 /*
  * coll/rdma ring family: the ring allgather, and the segmented pipelined
- * ring allreduce (reduce-scatter, then allgather) for large messages.
+ * ring allreduce (reduce-scatter, then allgather) for large messages.  Plans
+ * (see coll_rdma_prog.h); regions and reuse in coll_rdma_window.h.
  */
 #include "ompi_config.h"
 
-#include "coll_rdma.h"
+#include "coll_rdma_exec.h"
 #include "coll_rdma_sched.h"
 #include "coll_rdma_window.h"
-
-#include <string.h>
 
 /*
  * ---- ring allgather ----
@@ -18,32 +17,35 @@
  * region (one slot per step, two halves by instance parity) and why its
  * reuse is safe are in coll_rdma_window.h.
  */
-int coll_rdma_allgather_ring(const void *sblock, void *rbuf, size_t block,
-                             mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm)
+int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op)
 {
-    coll_rdma_window_t *win = module->window;
+    coll_rdma_window_t *win = op->win;
+    coll_rdma_prog_t *p = &op->prog;
     int size = win->comm_size, rank = win->rank;
     int right = (rank + 1) % size, left = (rank - 1 + size) % size;
-    uint64_t seq = coll_rdma_next_seq(module, COLL_RDMA_ALLGATHER);
-    const void *src = sblock;
-    char *out = rbuf;
-    (void) comm;
+    size_t block = op->bytes;
+    coll_rdma_buf_t src = coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0);
 
     for (int step = 0; step < size - 1; ++step) {
-        size_t off = coll_rdma_ag_ring_slot(win, seq, step);
-        int rc = coll_rdma_window_post(win, right, off, src, block, seq);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
+        coll_rdma_slot_t slot = coll_rdma_slot(win->off_ag_ring + (size_t) step * win->ag_ring_slot,
+                                               (size_t) (size - 1) * win->ag_ring_slot, 2);
+
+        coll_rdma_prog_post(p, 0, right, slot, src, block);
         /* the slot is written once per instance: it may be forwarded from */
-        coll_rdma_window_wait(win, off, seq);
-        src = coll_rdma_slot_payload(win, off);
-        memcpy(out + (size_t) coll_rdma_ring_allgather_block(left, size, step) * block, src, block);
+        coll_rdma_prog_wait(p, 0, slot);
+        src = coll_rdma_buf_slot(slot, -1, 0);
+        coll_rdma_prog_copy(p, src,
+                            coll_rdma_buf(COLL_RDMA_BUF_RBUF,
+                                          (size_t) coll_rdma_ring_allgather_block(left, size, step)
+                                              * block),
+                            block, 0);
     }
-    if (out + (size_t) rank * block != (const char *) sblock) {
-        memcpy(out + (size_t) rank * block, sblock, block);
+    if ((const char *) op->rbuf + (size_t) rank * block != (const char *) op->sbuf) {
+        coll_rdma_prog_copy(p, coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0),
+                            coll_rdma_buf(COLL_RDMA_BUF_RBUF, (size_t) rank * block), block, 0);
     }
-    return coll_rdma_window_complete(win);
+    coll_rdma_prog_flush(p);
+    return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
 /*
@@ -85,55 +87,43 @@ static void ring_block(size_t count, int size, int b, size_t *first, size_t *len
     *len = q + ((size_t) b < r ? 1 : 0);
 }
 
-/* Send the next ring message to the right neighbour. */
-static int ring_send(coll_rdma_window_t *win, int right, const void *src, size_t bytes)
+/*
+ * The next ring message, src[bytes], to the right neighbour (once the ack
+ * line allows it), then a flush: the next post changes the sequence word's
+ * source (at once where the peer is mapped).
+ */
+static void ring_send(coll_rdma_prog_t *p, int right, coll_rdma_buf_t src, size_t bytes)
 {
-    uint64_t m = ++win->ring_sent;
-    int rc;
+    coll_rdma_act_t *a = coll_rdma_prog_add(p, COLL_RDMA_ACT_RING_SEND, 0);
 
-    /* slot m % slots held message m - slots: wait until it was consumed
-     * (wrap-safe: true at once for m <= slots) */
-    coll_rdma_window_wait(win, win->off_ring_ack, m - (uint64_t) win->ring_slots);
-    rc = coll_rdma_window_post(win, right, coll_rdma_ring_slot(win, m), src, bytes, m);
-    if (OMPI_SUCCESS == rc) {
-        /* the next post changes the sequence word's source (a no-op where
-         * the peer is mapped) */
-        rc = coll_rdma_window_complete(win);
-    }
-    return rc;
+    a->peer = right;
+    a->src = src;
+    a->len = bytes;
+    coll_rdma_prog_flush(p);
 }
 
-/* Wait for the next ring message from the left neighbour; its payload. */
-static const void *ring_recv(coll_rdma_window_t *win)
+/* The message received last is consumed: ack it to the left, then a flush as above. */
+static void ring_consumed(coll_rdma_prog_t *p, int left)
 {
-    uint64_t m = win->ring_received + 1;
-
-    coll_rdma_window_wait(win, coll_rdma_ring_slot(win, m), m);
-    return coll_rdma_slot_payload(win, coll_rdma_ring_slot(win, m));
+    coll_rdma_prog_add(p, COLL_RDMA_ACT_RING_ACK, 0)->peer = left;
+    coll_rdma_prog_flush(p);
 }
 
-/* The message ring_recv() returned is consumed: ack it to the left. */
-static int ring_consumed(coll_rdma_window_t *win, int left)
+int coll_rdma_allreduce_ring_plan(coll_rdma_op_t *op)
 {
-    int rc = coll_rdma_window_post(win, left, win->off_ring_ack, NULL, 0, ++win->ring_received);
-    return OMPI_SUCCESS == rc ? coll_rdma_window_complete(win) : rc;
-}
-
-int coll_rdma_allreduce_ring(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
-                             ompi_op_t *op, mca_coll_rdma_module_t *module,
-                             struct ompi_communicator_t *comm)
-{
-    coll_rdma_window_t *win = module->window;
+    coll_rdma_window_t *win = op->win;
+    coll_rdma_prog_t *p = &op->prog;
     int size = win->comm_size, rank = win->rank;
     int right = (rank + 1) % size, left = (rank - 1 + size) % size;
-    size_t extent = dtype->super.size;
+    size_t count = op->count;
+    size_t extent = op->dtype->super.size;
     size_t seg = win->ring_segment_bytes / extent; /* elements per segment, >= 1 */
-    char *buf = rbuf;
-    (void) comm;
-    (void) coll_rdma_next_seq(module, COLL_RDMA_ALLREDUCE); /* one more instance */
+    coll_rdma_buf_t msg = coll_rdma_buf(COLL_RDMA_BUF_RING, 0);
 
-    if (MPI_IN_PLACE != sbuf) {
-        memcpy(rbuf, sbuf, count * extent);
+    /* one instance (the program's default), though ring messages count their own stream */
+    if (op->sbuf != op->rbuf) {
+        coll_rdma_prog_copy(p, coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0),
+                            coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0), count * extent, 0);
     }
     for (int phase = 0; phase < 2; ++phase) {
         for (int s = 0; s < size - 1; ++s) {
@@ -145,27 +135,25 @@ int coll_rdma_allreduce_ring(const void *sbuf, void *rbuf, size_t count, ompi_da
             ring_block(count, size, send_block, &send_first, &send_len);
             ring_block(count, size, recv_block, &recv_first, &recv_len);
             for (size_t g = 0; g < send_len || g < recv_len; g += seg) {
-                int rc = OMPI_SUCCESS;
                 if (g < send_len) {
                     size_t n = send_len - g < seg ? send_len - g : seg;
-                    rc = ring_send(win, right, buf + (send_first + g) * extent, n * extent);
+                    ring_send(p, right, coll_rdma_buf(COLL_RDMA_BUF_RBUF, (send_first + g) * extent),
+                              n * extent);
                 }
-                if (OMPI_SUCCESS == rc && g < recv_len) {
+                if (g < recv_len) {
                     size_t n = recv_len - g < seg ? recv_len - g : seg;
-                    char *target = buf + (recv_first + g) * extent;
-                    const void *msg = ring_recv(win);
+                    coll_rdma_buf_t target = coll_rdma_buf(COLL_RDMA_BUF_RBUF,
+                                                           (recv_first + g) * extent);
+                    coll_rdma_prog_add(p, COLL_RDMA_ACT_RING_RECV, 0);
                     if (0 == phase) {
-                        coll_rdma_op_reduce(op, msg, target, n, dtype);
+                        coll_rdma_prog_reduce(p, msg, target, n, 0);
                     } else {
-                        memcpy(target, msg, n * extent);
+                        coll_rdma_prog_copy(p, msg, target, n * extent, 0);
                     }
-                    rc = ring_consumed(win, left);
-                }
-                if (OMPI_SUCCESS != rc) {
-                    return rc;
+                    ring_consumed(p, left);
                 }
             }
         }
     }
-    return OMPI_SUCCESS;
+    return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }

@@ -312,13 +312,6 @@ static inline size_t coll_rdma_packed_slot(size_t region, size_t half, uint64_t 
            + (size_t) before * stride;
 }
 
-/** Offset of ring allgather slot `step` for instance `seq`. */
-static inline size_t coll_rdma_ag_ring_slot(const coll_rdma_window_t *win, uint64_t seq, int step)
-{
-    size_t index = (size_t) (seq & 1) * (size_t) (win->comm_size - 1) + (size_t) step;
-    return win->off_ag_ring + index * win->ag_ring_slot;
-}
-
 /** Offset of direct alltoall slot of source rank `source` for instance `seq`. */
 static inline size_t coll_rdma_a2a_direct_slot(const coll_rdma_window_t *win, uint64_t seq,
                                                int source)
@@ -339,15 +332,6 @@ static inline size_t coll_rdma_reduce_slot(const coll_rdma_window_t *win, uint64
 static inline size_t coll_rdma_bar_pw_slot(const coll_rdma_window_t *win, int i)
 {
     return win->off_bar_pw + (size_t) i * COLL_RDMA_LINE;
-}
-
-/**
- * Offset of dissemination allreduce slot index `i` (coll_rdma_nway_slot()
- * of the n-way or Bruck schedule) for instance `seq` (parity).
- */
-static inline size_t coll_rdma_ar_diss_slot(const coll_rdma_window_t *win, int i, uint64_t seq)
-{
-    return win->off_ar_diss + (size_t) (2 * i + (int) (seq & 1)) * win->ar_slot_size;
 }
 
 /** Offset of the ring slot of ring message `m`. */
