@@ -4,6 +4,7 @@
  * Layers (each calls only downward):
  *   component (coll_rdma_component.c)  MCA parameters, comm_query
  *   module    (coll_rdma_module.c)     per communicator: fallbacks, lazy window, statistics, entry points
+ *             (coll_rdma_dtype.c)      contiguous views of any layout, a reduction's element type
  *   decision  (coll_rdma_decision.c)   per call: algorithm or fallback
  *   algorithms (one file per family, written against the window API):
  *             coll_rdma_nway.c     dissemination: n-way barrier, adapted n-way
@@ -63,7 +64,8 @@ enum coll_rdma_alg {
 enum coll_rdma_reason {
     COLL_RDMA_WHY_FORCED = 0,   /* *_algorithm = fallback */
     COLL_RDMA_WHY_TOO_LARGE,    /* above *_max_bytes */
-    COLL_RDMA_WHY_DATATYPE,     /* not a contiguous predefined datatype */
+    COLL_RDMA_WHY_DATATYPE,     /* reductions: the signature is not n contiguous
+                                 * elements of one predefined type */
     COLL_RDMA_WHY_OP,           /* user-defined or non-commutative op */
     COLL_RDMA_WHY_WINDOW,       /* no window on this communicator, or the forced
                                  * algorithm needs every peer's window mapped */
@@ -161,6 +163,67 @@ OBJ_CLASS_DECLARATION(mca_coll_rdma_module_t);
 
 mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *comm, int *priority);
 
+/* ---- datatypes (coll_rdma_dtype.c) ----------------------------------------- */
+
+/**
+ * Contiguous views of a call's buffers: the algorithms move contiguous
+ * bytes, whatever layout each rank's datatype describes (MPI requires only
+ * matching type signatures, MPI-4.0 section 6.1).  Start from
+ * `coll_rdma_views_t v = {0}`, take views with coll_rdma_view_input() and
+ * coll_rdma_view_output(), run the algorithm on v.in and v.out, and end with
+ * coll_rdma_views_end() on every path after the first view was asked for.
+ */
+typedef struct coll_rdma_views {
+    const char *in;           /* packed input */
+    char *out;                /* where the algorithm writes the packed output */
+    char *in_copy, *out_copy; /* temporaries of non-contiguous layouts, or NULL */
+    void *rbuf;               /* the output's buffer, datatype and sizes, to unpack */
+    ompi_datatype_t *rdtype;
+    size_t rcount, rbytes;
+} coll_rdma_views_t;
+
+/**
+ * v->in = the `bytes` packed bytes (count x the type size, at most
+ * INT32_MAX) of count x dtype at buf: buf itself from the type's true lower
+ * bound when the layout is contiguous, else a temporary packed by Open MPI's
+ * datatype engine.  Returns OMPI_SUCCESS, OMPI_ERR_OUT_OF_RESOURCE or the
+ * engine's error.
+ */
+int coll_rdma_view_input(coll_rdma_views_t *v, const void *buf, size_t count,
+                         ompi_datatype_t *dtype, size_t bytes);
+
+/**
+ * v->out = where an algorithm writes the `bytes` packed bytes of count x
+ * dtype at buf: buf itself when contiguous, else a temporary that
+ * coll_rdma_views_end() unpacks into buf.  With `fill` (MPI_IN_PLACE: the
+ * input is in buf) the temporary starts as buf's packed contents.  Returns
+ * as coll_rdma_view_input().
+ */
+int coll_rdma_view_output(coll_rdma_views_t *v, void *buf, size_t count, ompi_datatype_t *dtype,
+                          size_t bytes, bool fill);
+
+/**
+ * End of a served call whose algorithm returned rc: when rc is OMPI_SUCCESS
+ * the output temporary (if any) is unpacked into its buffer; temporaries
+ * are freed.  Returns rc, or the engine's error from unpacking.
+ */
+int coll_rdma_views_end(coll_rdma_views_t *v, int rc);
+
+/**
+ * The element type of a reduction: the one predefined type of every basic
+ * element of dtype's type signature, with *n = bytes / its size elements,
+ * when n of them lie contiguously in memory; NULL otherwise.  dtype itself
+ * when predefined, else Open MPI's
+ * ompi_datatype_get_single_predefined_type_from_args() (dup, contiguous,
+ * vector, indexed, struct, resized, ... built from one predefined type).
+ * NULL for a second basic type (even in blocks of length 0), for n > 1
+ * elements of a pair type with a gap (MPI_DOUBLE_INT: 12 bytes in 16, which
+ * the op functions need), and for types Open MPI built without a
+ * construction record.  So every datatype built from one predefined type
+ * gets the same answer as that type with the same signature.
+ */
+ompi_datatype_t *coll_rdma_reduce_elem(ompi_datatype_t *dtype, size_t bytes, size_t *n);
+
 /**
  * Next sequence number of collective `coll` on this module: a plain counter
  * modulo 2^64, starting at debug_seq_start (default 1).  It does not skip 0:
@@ -178,23 +241,32 @@ static inline uint64_t coll_rdma_next_seq(mca_coll_rdma_module_t *module, int co
 /* ---- decision -------------------------------------------------------------- */
 
 /**
- * Per-call choice.  Pure functions of the agreed configuration and the call's
- * arguments, so every rank of the communicator decides the same.  Return an
- * enum coll_rdma_alg (never AUTO); on FALLBACK *why is set to an enum
- * coll_rdma_reason.
+ * Per-call choice.  Pure functions of the agreed configuration and of what
+ * MPI requires to be equal on every rank of a call (the bytes of the type
+ * signature, the op, the element type of a reduction's signature, the
+ * communicator), never of a rank's local layout or of MPI_IN_PLACE, so every
+ * rank of the communicator decides the same (docs/design.md, "Datatypes").
+ * Return an enum coll_rdma_alg (never AUTO); on FALLBACK *why is set to an
+ * enum coll_rdma_reason.
  */
 int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool all_direct,
                              int *why);
-/* all_direct: every rank maps every peer's window (agreed at set-up) */
-int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                           bool contiguous, bool all_direct, int *why);
 /*
- * order_independent: coll_rdma_op_order_independent(op, dtype); all_direct:
- * every rank maps every peer's window (agreed at set-up)
+ * bytes: count x the type size (the signature's bytes; the module packs
+ * non-contiguous layouts); all_direct: every rank maps every peer's window
+ * (agreed at set-up)
+ */
+int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
+                           bool all_direct, int *why);
+/*
+ * reducible_type: coll_rdma_reduce_elem() found the signature's element
+ * type; reducible_op: coll_rdma_op_supported(op, that type);
+ * order_independent: coll_rdma_op_order_independent(op, that type);
+ * all_direct: every rank maps every peer's window (agreed at set-up)
  */
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                               bool contiguous_predefined, bool reducible_op,
-                               bool order_independent, bool all_direct, int *why);
+                               bool reducible_type, bool reducible_op, bool order_independent,
+                               bool all_direct, int *why);
 /*
  * block_bytes: one rank's block (allgather) or one destination's block
  * (alltoall), from the receive arguments, which MPI requires to have the
@@ -206,8 +278,9 @@ int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, siz
                                int *why);
 int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
                               int *why);
+/* reducible_type, reducible_op: as coll_rdma_decide_allreduce() */
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                            bool contiguous_predefined, bool reducible_op, int *why);
+                            bool reducible_type, bool reducible_op, int *why);
 
 /* ---- reduction ------------------------------------------------------------ */
 

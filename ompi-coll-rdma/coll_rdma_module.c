@@ -295,12 +295,15 @@ static int rdma_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int r
 {
     mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
     size_t bytes = (size_t) count * dtype->super.size;
-    int why;
+    bool is_root = ompi_comm_rank(comm) == root;
+    coll_rdma_views_t v = {0};
+    void *data;
+    int why, rc;
     int alg = COLL_RDMA_ALG_FALLBACK;
 
+    /* on bytes only: ranks may describe the same data with different layouts */
     if (window_ready(m, comm, &why)) {
         alg = coll_rdma_decide_bcast(&mca_coll_rdma_component.config, ompi_comm_size(comm), bytes,
-                                     ompi_datatype_is_contiguous_memory_layout(dtype, count),
                                      m->window->all_direct, &why);
     }
     if (COLL_RDMA_ALG_FALLBACK == alg) {
@@ -311,28 +314,64 @@ static int rdma_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int r
     if (0 == bytes) {
         return OMPI_SUCCESS;
     }
-    if (COLL_RDMA_ALG_READ == alg) {
-        return coll_rdma_bcast_read((char *) buf + dtype->super.true_lb, bytes, root, m, comm);
+    rc = is_root ? coll_rdma_view_input(&v, buf, (size_t) count, dtype, bytes)
+                 : coll_rdma_view_output(&v, buf, (size_t) count, dtype, bytes, false);
+    /* the root's algorithms only read its buffer */
+    data = is_root ? (void *) v.in : v.out;
+    if (OMPI_SUCCESS == rc) {
+        rc = COLL_RDMA_ALG_READ == alg ? coll_rdma_bcast_read(data, bytes, root, m, comm)
+                                       : coll_rdma_bcast_knomial(data, bytes, root, m, comm);
     }
-    return coll_rdma_bcast_knomial((char *) buf + dtype->super.true_lb, bytes, root, m, comm);
+    return coll_rdma_views_end(&v, rc);
 }
 
+/* An allreduce algorithm on n contiguous elements of predefined `elem`. */
+static int run_allreduce(int alg, const void *sbuf, void *rbuf, size_t n, ompi_datatype_t *elem,
+                         struct ompi_op_t *op, mca_coll_rdma_module_t *m,
+                         struct ompi_communicator_t *comm)
+{
+    switch (alg) {
+    case COLL_RDMA_ALG_PAIRWISE:
+        return coll_rdma_allreduce_pairwise(sbuf, rbuf, n, elem, op, m, comm);
+    case COLL_RDMA_ALG_NWAY:
+        return coll_rdma_allreduce_nway(sbuf, rbuf, n, elem, op, m, comm);
+    case COLL_RDMA_ALG_BRUCK:
+        return coll_rdma_allreduce_bruck(sbuf, rbuf, n, elem, op, m, comm);
+    case COLL_RDMA_ALG_RING:
+        return coll_rdma_allreduce_ring(sbuf, rbuf, n, elem, op, m, comm);
+    case COLL_RDMA_ALG_READ:
+        return coll_rdma_allreduce_read(sbuf, rbuf, n, elem, op, m, comm);
+    default:
+        return coll_rdma_allreduce_ktree(sbuf, rbuf, n, elem, op, m, comm);
+    }
+}
+
+/*
+ * Reductions decide on the signature's element type (coll_rdma_reduce_elem)
+ * and the op, which MPI requires to be the same on every rank, and reduce
+ * n elements of that predefined type: a datatype built from it (only with
+ * Open MPI's parameter check off: MPI allows predefined ops on predefined
+ * types only) is packed into, and the result unpacked from, a contiguous
+ * temporary.
+ */
 static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                           struct ompi_op_t *op, struct ompi_communicator_t *comm,
                           mca_coll_base_module_t *module)
 {
     mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
-    size_t bytes = (size_t) count * dtype->super.size;
-    int why;
+    size_t bytes = (size_t) count * dtype->super.size, n = 0;
+    ompi_datatype_t *elem = NULL;
+    coll_rdma_views_t v = {0};
+    int why, rc;
     int alg = COLL_RDMA_ALG_FALLBACK;
 
     if (window_ready(m, comm, &why)) {
-        bool predefined = ompi_datatype_is_predefined(dtype)
-                          && ompi_datatype_is_contiguous_memory_layout(dtype, count);
-        bool supported = predefined && coll_rdma_op_supported(op, dtype);
+        bool supported;
+        elem = coll_rdma_reduce_elem(dtype, bytes, &n);
+        supported = NULL != elem && coll_rdma_op_supported(op, elem);
         alg = coll_rdma_decide_allreduce(&mca_coll_rdma_component.config, ompi_comm_size(comm),
-                                         bytes, predefined, supported,
-                                         supported && coll_rdma_op_order_independent(op, dtype),
+                                         bytes, NULL != elem, supported,
+                                         supported && coll_rdma_op_order_independent(op, elem),
                                          m->window->all_direct, &why);
     }
     if (COLL_RDMA_ALG_FALLBACK == alg) {
@@ -345,83 +384,15 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
     if (0 == bytes) {
         return OMPI_SUCCESS;
     }
-    switch (alg) {
-    case COLL_RDMA_ALG_PAIRWISE:
-        return coll_rdma_allreduce_pairwise(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    case COLL_RDMA_ALG_NWAY:
-        return coll_rdma_allreduce_nway(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    case COLL_RDMA_ALG_BRUCK:
-        return coll_rdma_allreduce_bruck(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    case COLL_RDMA_ALG_RING:
-        return coll_rdma_allreduce_ring(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    case COLL_RDMA_ALG_READ:
-        return coll_rdma_allreduce_read(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
-    default:
-        return coll_rdma_allreduce_ktree(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
+    rc = coll_rdma_view_output(&v, rbuf, (size_t) count, dtype, bytes, MPI_IN_PLACE == sbuf);
+    if (OMPI_SUCCESS == rc && MPI_IN_PLACE != sbuf) {
+        rc = coll_rdma_view_input(&v, sbuf, (size_t) count, dtype, bytes);
     }
-}
-
-/*
- * Datatypes of allgather and alltoall: the decision is on bytes only (MPI
- * requires matching type signatures, not layouts), and the algorithms move
- * contiguous bytes.  A contiguous layout is used in place (from its true
- * lower bound); any other is packed into, or unpacked from, a temporary
- * buffer with Open MPI's datatype engine (ompi_datatype_sndrcv).
- */
-static bool contiguous(ompi_datatype_t *dtype, size_t count)
-{
-    return ompi_datatype_is_contiguous_memory_layout(dtype, (int32_t) count);
-}
-
-/* `bytes` of packed data of count x dtype at buf: the buffer itself or *copy. */
-static int packed_view(const void *buf, size_t count, ompi_datatype_t *dtype, size_t bytes,
-                       const char **view, char **copy)
-{
-    int rc;
-
-    *copy = NULL;
-    if (contiguous(dtype, count)) {
-        *view = (const char *) buf + dtype->super.true_lb;
-        return OMPI_SUCCESS;
+    if (OMPI_SUCCESS == rc) {
+        rc = run_allreduce(alg, MPI_IN_PLACE == sbuf ? MPI_IN_PLACE : v.in, v.out, n, elem, op, m,
+                           comm);
     }
-    *copy = malloc(bytes);
-    if (NULL == *copy) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    *view = *copy;
-    rc = ompi_datatype_sndrcv(buf, (int32_t) count, dtype, *copy, (int32_t) bytes, MPI_BYTE);
-    if (OMPI_SUCCESS != rc) {
-        free(*copy);
-        *copy = NULL;
-    }
-    return rc;
-}
-
-/*
- * Where the algorithm writes count x dtype's `bytes` at buf: the buffer
- * itself, or *copy (then unpacked by unpack_result()).  With `fill`, the
- * copy starts as the packed current contents of buf (in place).
- */
-static int result_view(void *buf, size_t count, ompi_datatype_t *dtype, size_t bytes, bool fill,
-                       char **view, char **copy)
-{
-    if (fill || contiguous(dtype, count)) {
-        return packed_view(buf, count, dtype, bytes, (const char **) view, copy);
-    }
-    *view = *copy = malloc(bytes);
-    return NULL == *copy ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
-}
-
-static int unpack_result(void *buf, size_t count, ompi_datatype_t *dtype, size_t bytes,
-                         char *copy)
-{
-    int rc = OMPI_SUCCESS;
-
-    if (NULL != copy) {
-        rc = ompi_datatype_sndrcv(copy, (int32_t) bytes, MPI_BYTE, buf, (int32_t) count, dtype);
-        free(copy);
-    }
-    return rc;
+    return coll_rdma_views_end(&v, rc);
 }
 
 /* An allgather or alltoall algorithm on contiguous bytes: `in` holds this
@@ -442,29 +413,21 @@ static int serve_blocks(block_alg_fn_t alg, const void *sbuf, size_t in_count,
                         mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm)
 {
     size_t out_bytes = (size_t) ompi_comm_size(comm) * block;
-    const char *in;
-    char *out, *rcopy, *scopy = NULL;
+    coll_rdma_views_t v = {0};
     int rc;
 
-    rc = result_view(rbuf, rcount_total, rdtype, out_bytes, MPI_IN_PLACE == sbuf, &out, &rcopy);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    if (MPI_IN_PLACE == sbuf) {
-        in = out + in_place_offset; /* the algorithms handle input inside the output */
-    } else {
-        rc = packed_view(sbuf, in_count, sdtype, in_bytes, &in, &scopy);
+    rc = coll_rdma_view_output(&v, rbuf, rcount_total, rdtype, out_bytes, MPI_IN_PLACE == sbuf);
+    if (OMPI_SUCCESS == rc) {
+        if (MPI_IN_PLACE == sbuf) {
+            v.in = v.out + in_place_offset; /* the algorithms handle input inside the output */
+        } else {
+            rc = coll_rdma_view_input(&v, sbuf, in_count, sdtype, in_bytes);
+        }
     }
     if (OMPI_SUCCESS == rc) {
-        rc = alg(in, out, block, m, comm);
+        rc = alg(v.in, v.out, block, m, comm);
     }
-    free(scopy);
-    if (OMPI_SUCCESS == rc) {
-        rc = unpack_result(rbuf, rcount_total, rdtype, out_bytes, rcopy);
-    } else {
-        free(rcopy);
-    }
-    return rc;
+    return coll_rdma_views_end(&v, rc);
 }
 
 static int rdma_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
@@ -529,15 +492,18 @@ static int rdma_reduce(const void *sbuf, void *rbuf, int count, struct ompi_data
                        mca_coll_base_module_t *module)
 {
     mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
-    size_t bytes = (size_t) count * dtype->super.size;
-    int why;
+    size_t bytes = (size_t) count * dtype->super.size, n = 0;
+    ompi_datatype_t *elem = NULL;
+    coll_rdma_views_t v = {0};
+    bool is_root = ompi_comm_rank(comm) == root;
+    int why, rc = OMPI_SUCCESS;
     int alg = COLL_RDMA_ALG_FALLBACK;
 
+    /* as allreduce; MPI_IN_PLACE is the root's own choice, and not an input */
     if (window_ready(m, comm, &why)) {
-        bool predefined = ompi_datatype_is_predefined(dtype)
-                          && ompi_datatype_is_contiguous_memory_layout(dtype, count);
+        elem = coll_rdma_reduce_elem(dtype, bytes, &n);
         alg = coll_rdma_decide_reduce(&mca_coll_rdma_component.config, ompi_comm_size(comm), bytes,
-                                      predefined, predefined && coll_rdma_op_supported(op, dtype),
+                                      NULL != elem, NULL != elem && coll_rdma_op_supported(op, elem),
                                       &why);
     }
     if (COLL_RDMA_ALG_FALLBACK == alg) {
@@ -549,13 +515,18 @@ static int rdma_reduce(const void *sbuf, void *rbuf, int count, struct ompi_data
     if (0 == bytes) {
         return OMPI_SUCCESS;
     }
-    if (MPI_IN_PLACE != sbuf) {
-        sbuf = (const char *) sbuf + dtype->super.true_lb;
+    /* rbuf is significant at the root only */
+    if (is_root) {
+        rc = coll_rdma_view_output(&v, rbuf, (size_t) count, dtype, bytes, MPI_IN_PLACE == sbuf);
     }
-    if (ompi_comm_rank(comm) == root) {
-        rbuf = (char *) rbuf + dtype->super.true_lb;
+    if (OMPI_SUCCESS == rc && MPI_IN_PLACE != sbuf) {
+        rc = coll_rdma_view_input(&v, sbuf, (size_t) count, dtype, bytes);
     }
-    return coll_rdma_reduce_knomial(sbuf, rbuf, (size_t) count, dtype, op, root, m, comm);
+    if (OMPI_SUCCESS == rc) {
+        rc = coll_rdma_reduce_knomial(MPI_IN_PLACE == sbuf ? MPI_IN_PLACE : v.in, v.out, n, elem,
+                                      op, root, m, comm);
+    }
+    return coll_rdma_views_end(&v, rc);
 }
 
 /* ---- module life ------------------------------------------------------------- */
