@@ -375,6 +375,9 @@ for np in 2 4; do
     layout_case "layout-fallback-forced-np$np" "$np" avx-off "$FORCE_FB $NOCHECK" "--only layout" \
         "none fb:bcast:forced fb:allreduce:forced fb:reduce:forced"
 done
+# the put path (no peer window mapped: auto bcast is the k-nomial tree)
+layout_case "layout-put-path-np4" 4 avx-off "-x UCX_TLS=tcp,self $NOCHECK" "--only layout $(derived 4000)" \
+    "served:bcast:knomial served:allgather:bruck served:alltoall:direct served:allreduce:(ktree|pairwise|nway|bruck|ring) served:reduce:knomial"
 
 # 7. MPI_THREAD_MULTIPLE: threads running collectives on distinct
 #    communicators at once, and one creating and freeing communicators
