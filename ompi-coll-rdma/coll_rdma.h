@@ -4,6 +4,7 @@
  * Layers (each calls only downward):
  *   component (coll_rdma_component.c)  MCA parameters, comm_query
  *   module    (coll_rdma_module.c)     per communicator: fallbacks, lazy window, statistics, entry points
+ *             (coll_rdma_dtype.c)      a reduction's element type
  *   decision  (coll_rdma_decision.c)   per call: algorithm or fallback
  *   algorithms (one file per family, written against the window API):
  *             coll_rdma_nway.c     dissemination: n-way barrier, adapted n-way
@@ -71,7 +72,8 @@ enum coll_rdma_kind {
 enum coll_rdma_reason {
     COLL_RDMA_WHY_FORCED = 0,   /* *_algorithm = fallback */
     COLL_RDMA_WHY_TOO_LARGE,    /* above *_max_bytes */
-    COLL_RDMA_WHY_DATATYPE,     /* not a contiguous predefined datatype */
+    COLL_RDMA_WHY_DATATYPE,     /* reductions: the signature is not n contiguous
+                                 * elements of one predefined type */
     COLL_RDMA_WHY_OP,           /* user-defined or non-commutative op */
     COLL_RDMA_WHY_WINDOW,       /* no window on this communicator, or the forced
                                  * algorithm needs every peer's window mapped */
@@ -175,6 +177,26 @@ OBJ_CLASS_DECLARATION(mca_coll_rdma_module_t);
 
 mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *comm, int *priority);
 
+/* ---- datatypes (coll_rdma_dtype.c) ----------------------------------------- */
+
+/** Whether count x dtype lies contiguously in memory (and count fits Open MPI's int). */
+bool coll_rdma_dtype_contiguous(ompi_datatype_t *dtype, size_t count);
+
+/**
+ * The element type of a reduction: the one predefined type of every basic
+ * element of dtype's type signature, with *n = bytes / its size elements,
+ * when n of them lie contiguously in memory; NULL otherwise.  dtype itself
+ * when predefined, else Open MPI's
+ * ompi_datatype_get_single_predefined_type_from_args() (dup, contiguous,
+ * vector, indexed, struct, resized, ... built from one predefined type).
+ * NULL for a second basic type (even in blocks of length 0), for n > 1
+ * elements of a pair type with a gap (MPI_DOUBLE_INT: 12 bytes in 16, which
+ * the op functions need), and for types Open MPI built without a
+ * construction record.  So every datatype built from one predefined type
+ * gets the same answer as that type with the same signature.
+ */
+ompi_datatype_t *coll_rdma_reduce_elem(ompi_datatype_t *dtype, size_t bytes, size_t *n);
+
 /**
  * Whether the module's window is ready for a call; if not, *why is the
  * fallback reason.  With may_setup (blocking calls), the call after the
@@ -205,23 +227,32 @@ static inline uint64_t coll_rdma_next_seq(mca_coll_rdma_module_t *module, int co
 /* ---- decision -------------------------------------------------------------- */
 
 /**
- * Per-call choice.  Pure functions of the agreed configuration and the call's
- * arguments, so every rank of the communicator decides the same.  Return an
- * enum coll_rdma_alg (never AUTO); on FALLBACK *why is set to an enum
- * coll_rdma_reason.
+ * Per-call choice.  Pure functions of the agreed configuration and of what
+ * MPI requires to be equal on every rank of a call (the bytes of the type
+ * signature, the op, the element type of a reduction's signature, the
+ * communicator), never of a rank's local layout or of MPI_IN_PLACE, so every
+ * rank of the communicator decides the same (docs/design.md, "Datatypes").
+ * Return an enum coll_rdma_alg (never AUTO); on FALLBACK *why is set to an
+ * enum coll_rdma_reason.
  */
 int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool all_direct,
                              int *why);
-/* all_direct: every rank maps every peer's window (agreed at set-up) */
-int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                           bool contiguous, bool all_direct, int *why);
 /*
- * order_independent: coll_rdma_op_order_independent(op, dtype); all_direct:
- * every rank maps every peer's window (agreed at set-up)
+ * bytes: count x the type size (the signature's bytes; the module packs
+ * non-contiguous layouts); all_direct: every rank maps every peer's window
+ * (agreed at set-up)
+ */
+int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
+                           bool all_direct, int *why);
+/*
+ * reducible_type: coll_rdma_reduce_elem() found the signature's element
+ * type; reducible_op: coll_rdma_op_supported(op, that type);
+ * order_independent: coll_rdma_op_order_independent(op, that type);
+ * all_direct: every rank maps every peer's window (agreed at set-up)
  */
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                               bool contiguous_predefined, bool reducible_op,
-                               bool order_independent, bool all_direct, int *why);
+                               bool reducible_type, bool reducible_op, bool order_independent,
+                               bool all_direct, int *why);
 /*
  * block_bytes: one rank's block (allgather) or one destination's block
  * (alltoall), from the receive arguments, which MPI requires to have the
@@ -233,8 +264,9 @@ int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, siz
                                int *why);
 int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
                               int *why);
+/* reducible_type, reducible_op: as coll_rdma_decide_allreduce() */
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                            bool contiguous_predefined, bool reducible_op, int *why);
+                            bool reducible_type, bool reducible_op, int *why);
 
 /* ---- reduction ------------------------------------------------------------ */
 

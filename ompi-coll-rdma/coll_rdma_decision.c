@@ -2,8 +2,10 @@
  * coll/rdma decision layer: per call, an algorithm or the fallback.
  *
  * Every input is either part of the configuration that all ranks agreed on
- * at window setup or an argument that MPI requires to match across ranks
- * (total bytes, op), so all ranks of a communicator decide alike.
+ * at window setup or a fact MPI requires to match across ranks (the bytes of
+ * the type signature, the op, the element type of a reduction's signature),
+ * never a rank's layout or MPI_IN_PLACE, so all ranks of a communicator
+ * decide alike (docs/design.md, "Datatypes", has the audit).
  */
 #include "ompi_config.h"
 
@@ -36,7 +38,7 @@ int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool 
 }
 
 int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                           bool contiguous, bool all_direct, int *why)
+                           bool all_direct, int *why)
 {
     int alg = cfg->alg[COLL_RDMA_BCAST];
 
@@ -44,10 +46,8 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
-    if (!contiguous) {
-        return fallback(why, COLL_RDMA_WHY_DATATYPE);
-    }
-    if (bytes > cfg->bcast_max_bytes) {
+    /* Open MPI's datatype engine packs in int counts of bytes */
+    if (bytes > cfg->bcast_max_bytes || bytes > INT32_MAX) {
         return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
     /* On one node the root's single copy beats forwarding along a tree at
@@ -69,8 +69,8 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
 #define AUTO_ALLREDUCE_READ_MIN_RANKS 4
 
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                               bool contiguous_predefined, bool reducible_op,
-                               bool order_independent, bool all_direct, int *why)
+                               bool reducible_type, bool reducible_op, bool order_independent,
+                               bool all_direct, int *why)
 {
     int forced = cfg->alg[COLL_RDMA_ALLREDUCE];
     coll_rdma_nway_plan_t plan;
@@ -78,13 +78,14 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
     if (COLL_RDMA_ALG_FALLBACK == forced) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
-    if (!contiguous_predefined) {
+    if (!reducible_type) {
         return fallback(why, COLL_RDMA_WHY_DATATYPE);
     }
     if (!reducible_op) {
         return fallback(why, COLL_RDMA_WHY_OP);
     }
-    if (bytes > cfg->allreduce_max_bytes) {
+    /* Open MPI's datatype engine packs in int counts of bytes */
+    if (bytes > cfg->allreduce_max_bytes || bytes > INT32_MAX) {
         return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
     if (COLL_RDMA_ALG_RING == forced) {
@@ -198,12 +199,12 @@ int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size
 }
 
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                            bool contiguous_predefined, bool reducible_op, int *why)
+                            bool reducible_type, bool reducible_op, int *why)
 {
     if (COLL_RDMA_ALG_FALLBACK == cfg->alg[COLL_RDMA_REDUCE]) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
-    if (!contiguous_predefined) {
+    if (!reducible_type) {
         return fallback(why, COLL_RDMA_WHY_DATATYPE);
     }
     if (!reducible_op) {

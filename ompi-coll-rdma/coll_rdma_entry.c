@@ -59,12 +59,11 @@ typedef struct call {
     ompi_datatype_t *rdtype;
     ompi_op_t *op;
     int root;
+    ompi_datatype_t *elem; /* reductions: the signature's element type (decide) */
+    size_t nelem;
 } call_t;
 
-static bool contiguous(ompi_datatype_t *dtype, size_t count)
-{
-    return ompi_datatype_is_contiguous_memory_layout(dtype, (int32_t) count);
-}
+#define contiguous coll_rdma_dtype_contiguous
 
 /* Bytes the call moves per rank's message (bcast, reductions) or per block
  * (allgather, alltoall): from the receive side, whose signature every rank
@@ -78,12 +77,13 @@ static size_t call_bytes(const call_t *c)
  * The algorithm for the call, or COLL_RDMA_ALG_FALLBACK with *why.  Every
  * input is agreed configuration or required equal on all ranks by MPI.
  */
-static int decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, const call_t *c,
+static int decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, call_t *c,
                   bool may_setup, int *why)
 {
     const coll_rdma_config_t *cfg = &mca_coll_rdma_component.config;
     int size = ompi_comm_size(comm);
-    bool direct, predefined;
+    size_t bytes = call_bytes(c);
+    bool direct, supported;
 
     if (!coll_rdma_module_window_ready(m, comm, may_setup, why)) {
         return COLL_RDMA_ALG_FALLBACK;
@@ -93,69 +93,71 @@ static int decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, c
     case COLL_RDMA_BARRIER:
         return coll_rdma_decide_barrier(cfg, size, direct, why);
     case COLL_RDMA_BCAST:
-        return coll_rdma_decide_bcast(cfg, size, call_bytes(c), contiguous(c->rdtype, c->rcount),
-                                      direct, why);
+        return coll_rdma_decide_bcast(cfg, size, bytes, direct, why);
     case COLL_RDMA_ALLGATHER:
-        return coll_rdma_decide_allgather(cfg, size, call_bytes(c), why);
+        return coll_rdma_decide_allgather(cfg, size, bytes, why);
     case COLL_RDMA_ALLTOALL:
-        return coll_rdma_decide_alltoall(cfg, size, call_bytes(c), why);
+        return coll_rdma_decide_alltoall(cfg, size, bytes, why);
     default:
         break;
     }
-    predefined = ompi_datatype_is_predefined(c->rdtype) && contiguous(c->rdtype, c->rcount);
+    c->elem = coll_rdma_reduce_elem(c->rdtype, bytes, &c->nelem);
+    supported = NULL != c->elem && coll_rdma_op_supported(c->op, c->elem);
     if (COLL_RDMA_REDUCE == c->coll) {
-        return coll_rdma_decide_reduce(cfg, size, call_bytes(c), predefined,
-                                       predefined && coll_rdma_op_supported(c->op, c->rdtype), why);
+        return coll_rdma_decide_reduce(cfg, size, bytes, NULL != c->elem, supported, why);
     }
-    predefined = predefined && coll_rdma_op_supported(c->op, c->rdtype);
-    return coll_rdma_decide_allreduce(cfg, size, call_bytes(c), predefined, predefined,
-                                      predefined && coll_rdma_op_order_independent(c->op, c->rdtype),
+    return coll_rdma_decide_allreduce(cfg, size, bytes, NULL != c->elem, supported,
+                                      supported && coll_rdma_op_order_independent(c->op, c->elem),
                                       direct, why);
 }
 
 /*
- * The data view of allgather and alltoall (bytes only: MPI requires matching
- * signatures, not layouts): a contiguous layout is used in place from its
- * true lower bound, any other goes through op->tmp, packed by a PACK action
- * before the plan and unpacked by an UNPACK action after it.
+ * Contiguous views of the call's data: the algorithms move contiguous bytes
+ * (decisions use signatures only, coll_rdma_dtype.c).  A contiguous layout
+ * is used in place from its true lower bound; any other goes through
+ * op->tmp, packed by a PACK action before the plan and unpacked by an
+ * UNPACK action after it.
+ *   in_bytes    the input's packed bytes (0: no input; in place: inside the
+ *               output at in_place_offset)
+ *   out_bytes   the output's packed bytes (0: no output on this rank)
+ *   fill        the output holds data before the plan (in place, bcast root)
+ *   unpack      the output is a result (not at a bcast root)
  */
-static int prepare_blocks(coll_rdma_op_t *op, const call_t *c, int size, int rank)
+static int views(coll_rdma_op_t *op, const call_t *c, size_t in_bytes, size_t out_bytes,
+                 size_t in_place_offset, bool fill, bool unpack)
 {
-    size_t block = call_bytes(c), out_bytes = (size_t) size * block;
-    bool gather = COLL_RDMA_ALLGATHER == c->coll;
-    size_t in_bytes = gather ? block : out_bytes;
     bool in_place = MPI_IN_PLACE == c->sbuf;
-    bool pack_in, pack_out;
+    bool pack_in = in_bytes > 0 && !in_place && !contiguous(c->sdtype, op->user_scount);
+    bool pack_out = out_bytes > 0 && !contiguous(c->rdtype, op->user_rcount);
+    size_t at = pack_out ? out_bytes : 0;
+    coll_rdma_act_t *a;
 
-    op->user_scount = gather ? c->scount : c->scount * (size_t) size;
-    pack_in = !in_place && !contiguous(c->sdtype, op->user_scount);
-    pack_out = !contiguous(c->rdtype, op->user_rcount);
-
-    op->bytes = block;
     if (pack_in || pack_out) {
-        op->tmp = malloc((pack_out ? out_bytes : 0) + (pack_in ? in_bytes : 0));
+        op->tmp = malloc(at + (pack_in ? in_bytes : 0));
         if (NULL == op->tmp) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
     }
+    op->rbuf = NULL;
     if (pack_out) {
         op->rbuf = op->tmp;
-        if (in_place) {
-            /* the own block is already in the user's receive buffer */
-            coll_rdma_act_t *a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_PACK, 0);
+        if (fill) {
+            a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_PACK, 0);
             a->peer = 1;
             a->dst = coll_rdma_buf(COLL_RDMA_BUF_TMP, 0);
             a->len = out_bytes;
         }
-    } else {
+        op->unpack_bytes = unpack ? out_bytes : 0;
+    } else if (out_bytes > 0) {
         op->rbuf = (char *) c->rbuf + c->rdtype->super.true_lb;
     }
-    if (in_place) {
+    if (0 == in_bytes) {
+        op->sbuf = op->rbuf;
+    } else if (in_place) {
         /* the algorithms handle input inside the output */
-        op->sbuf = (char *) op->rbuf + (gather ? (size_t) rank * block : 0);
+        op->sbuf = (char *) op->rbuf + in_place_offset;
     } else if (pack_in) {
-        coll_rdma_act_t *a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_PACK, 0);
-        size_t at = pack_out ? out_bytes : 0;
+        a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_PACK, 0);
         a->peer = 0;
         a->dst = coll_rdma_buf(COLL_RDMA_BUF_TMP, at);
         a->len = in_bytes;
@@ -163,7 +165,7 @@ static int prepare_blocks(coll_rdma_op_t *op, const call_t *c, int size, int ran
     } else {
         op->sbuf = (const char *) c->sbuf + c->sdtype->super.true_lb;
     }
-    return OMPI_SUCCESS;
+    return op->prog.failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
 /*
@@ -174,53 +176,55 @@ static int prepare_blocks(coll_rdma_op_t *op, const call_t *c, int size, int ran
 static int prepare(coll_rdma_op_t *op, const call_t *c, struct ompi_communicator_t *comm)
 {
     int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    size_t bytes = call_bytes(c);
-    int rc;
+    size_t bytes = call_bytes(c), all = (size_t) size * bytes;
+    bool root = rank == c->root, in_place = MPI_IN_PLACE == c->sbuf;
+    int rc = OMPI_SUCCESS;
 
     op->user_sbuf = c->sbuf;
     op->user_scount = c->scount;
     op->user_sdtype = c->sdtype;
     op->user_rbuf = c->rbuf;
-    op->user_rcount = COLL_RDMA_ALLGATHER == c->coll || COLL_RDMA_ALLTOALL == c->coll
-                          ? c->rcount * (size_t) size
-                          : c->rcount;
+    op->user_rcount = c->rcount;
     op->user_rdtype = c->rdtype;
-    op->dtype = c->rdtype;
+    op->dtype = c->elem;
+    op->count = c->nelem;
     op->op = c->op;
     op->root = c->root;
-    op->count = c->rcount;
     op->bytes = bytes;
+    op->unpack_bytes = 0;
     if (COLL_RDMA_BARRIER != c->coll && 0 == bytes) {
         op->prog.nseq = 0;
         return OMPI_SUCCESS;
     }
     switch (c->coll) {
-    case COLL_RDMA_BARRIER:
+    case COLL_RDMA_BCAST:
+        rc = views(op, c, 0, bytes, 0, root, !root);
+        break;
+    case COLL_RDMA_ALLREDUCE:
+        rc = views(op, c, bytes, bytes, 0, in_place, true);
+        break;
+    case COLL_RDMA_REDUCE: /* the output is significant at the root only */
+        rc = views(op, c, bytes, root ? bytes : 0, 0, in_place, true);
         break;
     case COLL_RDMA_ALLGATHER:
+        op->user_rcount = c->rcount * (size_t) size;
+        rc = views(op, c, bytes, all, (size_t) rank * bytes, in_place, true);
+        break;
     case COLL_RDMA_ALLTOALL:
-        rc = prepare_blocks(op, c, size, rank);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
+        op->user_scount = c->scount * (size_t) size;
+        op->user_rcount = c->rcount * (size_t) size;
+        rc = views(op, c, all, all, 0, in_place, true);
         break;
-    case COLL_RDMA_BCAST:
-        op->rbuf = (char *) c->rbuf + c->rdtype->super.true_lb;
-        break;
-    default: /* allreduce, reduce: contiguous predefined (decide) */
-        op->rbuf = (char *) c->rbuf + c->rdtype->super.true_lb;
-        op->sbuf = MPI_IN_PLACE == c->sbuf ? op->rbuf
-                                           : (const char *) c->sbuf + c->sdtype->super.true_lb;
-        if (COLL_RDMA_REDUCE == c->coll && rank != c->root) {
-            op->rbuf = NULL; /* significant at the root only */
-        }
+    default:
         break;
     }
-    rc = plans[c->coll][op->alg](op);
-    if (OMPI_SUCCESS == rc && NULL != op->tmp && op->rbuf == op->tmp) {
+    if (OMPI_SUCCESS == rc) {
+        rc = plans[c->coll][op->alg](op);
+    }
+    if (OMPI_SUCCESS == rc && op->unpack_bytes > 0) {
         coll_rdma_act_t *a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_UNPACK, 0);
         a->src = coll_rdma_buf(COLL_RDMA_BUF_TMP, 0);
-        a->len = (size_t) size * op->bytes;
+        a->len = op->unpack_bytes;
         rc = op->prog.failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
     }
     return rc;
@@ -231,7 +235,7 @@ static int prepare(coll_rdma_op_t *op, const call_t *c, struct ompi_communicator
  * *request the new request of a nonblocking or persistent call) and the
  * return is true.  False: the caller hands it to the previous function.
  */
-static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, const call_t *c,
+static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, call_t *c,
                    int kind, ompi_request_t **request, int *rc)
 {
     mca_coll_rdma_component_t *cc = &mca_coll_rdma_component;

@@ -50,6 +50,7 @@ struct coll_rdma_op {
     size_t user_rcount;
     ompi_datatype_t *user_rdtype;
     char *tmp;                     /* packed data (malloc), freed with the op */
+    size_t unpack_bytes;           /* the result's packed bytes in tmp (0: none) */
     uint64_t seq;                  /* first instance, assigned at start */
     coll_rdma_prog_t prog;
     /* where the executor stands */

@@ -37,6 +37,11 @@
 #                             allreduce-nway-not-adaptable-n1-np14
 #   allreduce-ring-npN, allreduce-ring-seg256-npN, allreduce-ring-sweep-np8,
 #                             allreduce-ring-stress-np5, auto-large-1MiB-npN
+#   layout-{bcast,allgather,alltoall,allreduce,reduce}-ALG-np{2,4},
+#                             layout-fallback-forced-np{2,4}   ranks pass
+#                             different datatypes of one signature (the hang
+#                             of issue 10); LAYOUT_TIMEOUT=s per mpirun
+#                             (default 30)
 # About 8 minutes on an idle 2-core machine, plain or with the component.
 #
 # Prints "PASS name" / "FAIL name (reason)" per case and finally
@@ -54,7 +59,8 @@ if [ $# -ge 1 ]; then
     TEST_COLL=$1
 else
     TEST_COLL=$BUILDDIR/tests/mpi/test_coll
-    if [ ! -x "$TEST_COLL" ] || [ "$SRC" -nt "$TEST_COLL" ]; then
+    if [ ! -x "$TEST_COLL" ] || [ "$SRC" -nt "$TEST_COLL" ] \
+        || [ "$RDMA_REPO_ROOT/tests/mpi/test_layout.c" -nt "$TEST_COLL" ]; then
         mkdir -p "$BUILDDIR/tests/mpi"
         if ! mpicc -O2 -g -Wall -std=c11 -o "$TEST_COLL" "$SRC" -lm; then
             echo "FAIL build-test_coll (mpicc failed)"
@@ -318,6 +324,60 @@ for np in 4 7; do
     case_ "auto-large-1MiB-np$np" "$np" avx-off "" \
         "--only large --max-bytes 1048576 --ring-seg 1048576" "served:allreduce:ring nofb"
 done
+
+# 7c. ranks describing the same data with different datatypes (issue 10,
+#     item 1): MPI requires matching type signatures, not layouts, so a
+#     decision taken from the local layout sends ranks down different
+#     protocols and the job hangs.  Every algorithm, served and fallback
+#     sizes (test_layout.c), under a short timeout so a regression fails in
+#     seconds.  The reductions mix MPI_INT with its dup, which needs
+#     mpi_param_check 0 (MPI allows predefined ops on predefined datatypes
+#     only, and Open MPI's check refuses the rest); every int layout is mixed
+#     only in calls coll/rdma serves (component mode): Open MPI's own
+#     reductions get derived datatypes wrong.
+LAYOUT_TIMEOUT=${LAYOUT_TIMEOUT:-30}
+layout_case() {
+    TIMEOUT=$LAYOUT_TIMEOUT case_ "$@"
+}
+NOCHECK="--mca mpi_param_check 0"
+derived() {
+    [ "$RDMA_MODE" = component ] && echo "--layout-derived-reduce $1"
+}
+for np in 2 4; do
+    layout_case "layout-bcast-auto-np$np" "$np" avx-off "" "--only layout-bcast" \
+        "served:bcast:read fb:bcast:too_large"
+    for alg in read knomial; do
+        layout_case "layout-bcast-$alg-np$np" "$np" avx-off "--mca coll_rdma_bcast_algorithm $alg" \
+            "--only layout-bcast" "served:bcast:$alg fb:bcast:too_large"
+    done
+    for alg in bruck ring; do
+        layout_case "layout-allgather-$alg-np$np" "$np" avx-off \
+            "--mca coll_rdma_allgather_algorithm $alg" "--only layout-allgather" \
+            "served:allgather:$alg fb:allgather:too_large"
+    done
+    for alg in bruck direct; do
+        layout_case "layout-alltoall-$alg-np$np" "$np" avx-off \
+            "--mca coll_rdma_alltoall_algorithm $alg" "--only layout-alltoall" \
+            "served:alltoall:$alg fb:alltoall:too_large"
+    done
+    for alg in auto ktree pairwise nway bruck ring; do
+        layout_case "layout-allreduce-$alg-np$np" "$np" avx-off \
+            "$NOCHECK --mca coll_rdma_allreduce_algorithm $alg" \
+            "--only layout-allreduce $(derived 4000)" "served:allreduce:${alg/auto/(read|ktree|pairwise|nway|bruck|ring)}"
+    done
+    # read serves up to allreduce_read_max_bytes (32 B)
+    layout_case "layout-allreduce-read-np$np" "$np" avx-off \
+        "$NOCHECK --mca coll_rdma_allreduce_algorithm read" \
+        "--only layout-allreduce $(derived 32)" "served:allreduce:read fb:too_large"
+    layout_case "layout-reduce-knomial-np$np" "$np" avx-off \
+        "$NOCHECK --mca coll_rdma_reduce_algorithm knomial" "--only layout-reduce $(derived 4000)" \
+        "served:reduce:knomial fb:reduce:too_large"
+    layout_case "layout-fallback-forced-np$np" "$np" avx-off "$FORCE_FB $NOCHECK" "--only layout" \
+        "none fb:bcast:forced fb:allreduce:forced fb:reduce:forced"
+done
+# the put path (no peer window mapped: auto bcast is the k-nomial tree)
+layout_case "layout-put-path-np4" 4 avx-off "-x UCX_TLS=tcp,self $NOCHECK" "--only layout $(derived 4000)" \
+    "served:bcast:knomial served:allgather:bruck served:alltoall:direct served:allreduce:(ktree|pairwise|nway|bruck|ring) served:reduce:knomial"
 
 # 7. MPI_THREAD_MULTIPLE: threads running collectives on distinct
 #    communicators at once, and one creating and freeing communicators

@@ -19,7 +19,7 @@
  *
  * Usage: test_coll [--only LIST] [--iters N] [--max-bytes B] [--seed S]
  *                  [--stress-calls N] [--dup-cycles N] [--light] [--any-order]
- *                  [--sweep-min P] [--ring-seg B]
+ *                  [--sweep-min P] [--ring-seg B] [--layout-derived-reduce B]
  *   LIST: comma separated from barrier, bcast, allreduce, allgather,
  *         alltoall, reduce, mix, comm, stress, fallback, int8sum, ulongminmax,
  *         sweep, large, all (default all = everything but ulongminmax, which
@@ -37,6 +37,10 @@
  *   large: allreduces up to --max-bytes at counts around the block and
  *         segment boundaries of a ring with --ring-seg B bytes per segment
  *         (default 32768).
+ *   layout, layout-bcast, layout-allgather, layout-alltoall,
+ *         layout-allreduce, layout-reduce: ranks describe the same data with
+ *         different datatypes (test_layout.c, which says what
+ *         --layout-derived-reduce does).
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -68,6 +72,14 @@ enum {
     S_MIX = 1 << 11,
     S_SWEEP = 1 << 12, /* not in "all": the allreduce on every size 2..np by split */
     S_LARGE = 1 << 13, /* not in "all": large allreduces around ring segment boundaries */
+    /* not in "all": ranks pass different layouts of one signature (test_layout.c) */
+    S_LAYOUT_BCAST = 1 << 14,
+    S_LAYOUT_ALLGATHER = 1 << 15,
+    S_LAYOUT_ALLTOALL = 1 << 16,
+    S_LAYOUT_ALLREDUCE = 1 << 17,
+    S_LAYOUT_REDUCE = 1 << 18,
+    S_LAYOUT = S_LAYOUT_BCAST | S_LAYOUT_ALLGATHER | S_LAYOUT_ALLTOALL | S_LAYOUT_ALLREDUCE
+               | S_LAYOUT_REDUCE,
     S_ALL = 0x7f | S_ALLGATHER | S_ALLTOALL | S_REDUCE | S_MIX
 };
 
@@ -2236,6 +2248,11 @@ static void test_inter_self(void)
     MPI_Comm_free(&half);
 }
 
+/* ------------------------------------------------------------------ layouts */
+
+/* mixed layouts across ranks: its own file, sharing this file's helpers */
+#include "test_layout.c"
+
 /* ------------------------------------------------------------------ main */
 
 static void usage(void)
@@ -2246,7 +2263,9 @@ static void usage(void)
                 "                         comm,stress,fallback,int8sum,ulongminmax,sweep,large,all]\n"
                 "                 [--iters N] [--max-bytes B] [--seed S] [--stress-calls N]\n"
                 "                 [--dup-cycles N] [--light] [--any-order] [--sweep-min P]\n"
-                "                 [--ring-seg B]\n");
+                "                 [--ring-seg B] [--layout-derived-reduce B]\n"
+                "       layout sections: layout (all of:) layout-bcast, layout-allgather,\n"
+                "                        layout-alltoall, layout-allreduce, layout-reduce\n");
     }
 }
 
@@ -2269,6 +2288,12 @@ static int parse_sections(const char *s)
         else if (!strcmp(tok, "ulongminmax")) m |= S_ULONG;
         else if (!strcmp(tok, "sweep")) m |= S_SWEEP;
         else if (!strcmp(tok, "large")) m |= S_LARGE;
+        else if (!strcmp(tok, "layout")) m |= S_LAYOUT;
+        else if (!strcmp(tok, "layout-bcast")) m |= S_LAYOUT_BCAST;
+        else if (!strcmp(tok, "layout-allgather")) m |= S_LAYOUT_ALLGATHER;
+        else if (!strcmp(tok, "layout-alltoall")) m |= S_LAYOUT_ALLTOALL;
+        else if (!strcmp(tok, "layout-allreduce")) m |= S_LAYOUT_ALLREDUCE;
+        else if (!strcmp(tok, "layout-reduce")) m |= S_LAYOUT_REDUCE;
         else if (!strcmp(tok, "all")) m |= S_ALL;
         else {
             free(dup);
@@ -2314,6 +2339,9 @@ int main(int argc, char **argv)
             opt_ring_seg = (size_t)strtoull(v, NULL, 0);
             bad = opt_ring_seg < 1;
             i++;
+        } else if (!strcmp(a, "--layout-derived-reduce") && v) {
+            opt_layout_derived_reduce = (size_t)strtoull(v, NULL, 0);
+            i++;
         } else if (!strcmp(a, "--any-order")) {
             opt_any_order = 1;
         } else if (!strcmp(a, "--sweep-min") && v) {
@@ -2337,13 +2365,13 @@ int main(int argc, char **argv)
     init_ops();
 
     double t0 = (double)now_ns();
-    enum { NSEC = 14 };
+    enum { NSEC = 15 };
     struct { int bit; const char *name; double secs; } sec[NSEC] = {
         {S_BARRIER, "barrier", 0}, {S_BCAST, "bcast", 0},       {S_ALLREDUCE, "allreduce", 0},
         {S_INT8SUM, "int8sum", 0}, {S_ULONG, "ulongminmax", 0}, {S_FALLBACK, "fallback", 0},
         {S_ALLGATHER, "allgather", 0}, {S_ALLTOALL, "alltoall", 0}, {S_REDUCE, "reduce", 0},
         {S_MIX, "mix", 0},         {S_COMM, "comm", 0},         {S_STRESS, "stress", 0},
-        {S_SWEEP, "sweep", 0},     {S_LARGE, "large", 0}};
+        {S_SWEEP, "sweep", 0},     {S_LARGE, "large", 0},       {S_LAYOUT, "layout", 0}};
     for (int s = 0; s < NSEC; s++) {
         if (!(opt_sections & sec[s].bit)) {
             continue;
@@ -2392,6 +2420,9 @@ int main(int argc, char **argv)
             break;
         case S_LARGE:
             test_large(MPI_COMM_WORLD, "world");
+            break;
+        case S_LAYOUT:
+            test_layout(opt_sections);
             break;
         }
         sec[s].secs = ((double)now_ns() - ts) / 1e9;
