@@ -245,84 +245,12 @@ bool coll_rdma_op_order_independent(ompi_op_t *op, ompi_datatype_t *dtype);
 
 
 /**
- * MPI_Bcast of `bytes` contiguous bytes at `buf` from `root` over a k-nomial
- * tree of radix cfg->bcast_radix (seed 002 section 2.3.3; Gupta's binomial
- * bcast with RDMA-write slots and credits, seed 003 section 5.2).  bytes <=
- * cfg->bcast_segment_bytes (one slot).  Returns OMPI_SUCCESS or a transport error.
- */
-int coll_rdma_bcast_knomial(void *buf, size_t bytes, int root, mca_coll_rdma_module_t *module,
-                            struct ompi_communicator_t *comm);
-
-
-
-
-/**
- * MPI_Allreduce of `count` elements of predefined `dtype` (bytes = count *
- * size <= cfg->allreduce_max_bytes) with a commutative predefined `op`, by
- * Gupta's degree-k tree (seed 003 section 6.3): reduce to rank 0 over a
- * (k+1)-nomial tree, then send the result down the same tree.  One rank
- * combines, so every rank gets the same bits.  sbuf may be MPI_IN_PLACE.
- */
-int coll_rdma_allreduce_ktree(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
-                              ompi_op_t *op, mca_coll_rdma_module_t *module,
-                              struct ompi_communicator_t *comm);
-
-
-
-/**
- * MPI_Allgather of one `block`-byte block per rank, by Bruck's concatenation
- * algorithm, radix COLL_RDMA_BRUCK_RADIX (seed 000 B.3; schedule in
- * coll_rdma_sched.h): ceil(log2 P) rounds, in round t one message of
- * min(2^t, P - 2^t) blocks to rank - 2^t, then a local rotation.  sblock:
- * this rank's block (may lie inside rbuf: in place); rbuf: P contiguous
- * blocks.  0 < block <= the window's ag_block.  Returns OMPI_SUCCESS or a
- * transport error.
- */
-int coll_rdma_allgather_bruck(const void *sblock, void *rbuf, size_t block,
-                              mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
-
-/**
  * MPI_Allgather by the ring: P-1 steps, in each one block to the right
  * neighbour, forwarding what came from the left (seed 000 B.4).  Same
  * arguments and limits as coll_rdma_allgather_bruck().
  */
 int coll_rdma_allgather_ring(const void *sblock, void *rbuf, size_t block,
                              mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
-
-/**
- * MPI_Alltoall of `block` bytes per (source, destination) pair by Bruck's
- * index algorithm, radix COLL_RDMA_BRUCK_RADIX (MPICH's small-message
- * alltoall, seed 000 B.4/B.7; schedule in coll_rdma_sched.h): a local
- * rotation, ceil(log2 P) rounds each sending the blocks whose position has
- * bit t set to rank + 2^t in one message, a final rotation.  sbuf and rbuf:
- * P contiguous blocks each; sbuf == rbuf is in place.  0 < block <= the
- * window's a2a_bruck_block.  Returns OMPI_SUCCESS or a transport error.
- */
-int coll_rdma_alltoall_bruck(const void *sbuf, void *rbuf, size_t block,
-                             mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
-
-/**
- * MPI_Alltoall by direct writes (seed 004 section IV-B): each rank puts its
- * block for every peer into that peer's slot of this source, in rotated
- * order, one sequence word per source, then waits for its P-1 slots.  Same
- * arguments as coll_rdma_alltoall_bruck(); block <= a2a_direct_block.
- */
-int coll_rdma_alltoall_direct(const void *sbuf, void *rbuf, size_t block,
-                              mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
-
-/**
- * MPI_Reduce of `count` elements of predefined `dtype` (bytes <= the
- * window's reduce_bytes) with a commutative predefined `op` to `root`, over
- * the k-nomial tree of radix cfg->reduce_radix rooted at root (vranks; seed
- * 002 section 2.3.3; the up phase of Gupta's tree, seed 003 section 6.3).
- * Each node combines its children in a fixed order, so the root's bits are
- * the same run to run.  sbuf may be MPI_IN_PLACE at the root; rbuf is used at
- * the root only.  Slots are reused under credits.  Returns OMPI_SUCCESS or a
- * transport error.
- */
-int coll_rdma_reduce_knomial(const void *sbuf, void *rbuf, size_t count, ompi_datatype_t *dtype,
-                             ompi_op_t *op, int root, mca_coll_rdma_module_t *module,
-                             struct ompi_communicator_t *comm);
 
 /**
  * MPI_Allreduce by End's adapted n-way dissemination (End's thesis, seed 002

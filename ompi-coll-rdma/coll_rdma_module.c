@@ -276,9 +276,15 @@ static const coll_rdma_plan_fn_t plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
     [COLL_RDMA_BARRIER] = {[COLL_RDMA_ALG_READ] = coll_rdma_barrier_read_plan,
                            [COLL_RDMA_ALG_NWAY] = coll_rdma_barrier_nway_plan,
                            [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_barrier_pairwise_plan},
-    [COLL_RDMA_BCAST] = {[COLL_RDMA_ALG_READ] = coll_rdma_bcast_read_plan},
+    [COLL_RDMA_BCAST] = {[COLL_RDMA_ALG_READ] = coll_rdma_bcast_read_plan,
+                         [COLL_RDMA_ALG_KNOMIAL] = coll_rdma_bcast_knomial_plan},
     [COLL_RDMA_ALLREDUCE] = {[COLL_RDMA_ALG_READ] = coll_rdma_allreduce_read_plan,
-                             [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_allreduce_pairwise_plan},
+                             [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_allreduce_pairwise_plan,
+                             [COLL_RDMA_ALG_KTREE] = coll_rdma_allreduce_ktree_plan},
+    [COLL_RDMA_ALLGATHER] = {[COLL_RDMA_ALG_BRUCK] = coll_rdma_allgather_bruck_plan},
+    [COLL_RDMA_ALLTOALL] = {[COLL_RDMA_ALG_BRUCK] = coll_rdma_alltoall_bruck_plan,
+                            [COLL_RDMA_ALG_DIRECT] = coll_rdma_alltoall_direct_plan},
+    [COLL_RDMA_REDUCE] = {[COLL_RDMA_ALG_KNOMIAL] = coll_rdma_reduce_knomial_plan},
 };
 
 /*
@@ -346,11 +352,8 @@ static int rdma_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int r
     if (0 == bytes) {
         return OMPI_SUCCESS;
     }
-    if (NULL != plans[COLL_RDMA_BCAST][alg]) {
-        return run_blocking(m, COLL_RDMA_BCAST, alg, NULL, (char *) buf + dtype->super.true_lb, 0,
-                            bytes, NULL, NULL, root);
-    }
-    return coll_rdma_bcast_knomial((char *) buf + dtype->super.true_lb, bytes, root, m, comm);
+    return run_blocking(m, COLL_RDMA_BCAST, alg, NULL, (char *) buf + dtype->super.true_lb, 0,
+                        bytes, NULL, NULL, root);
 }
 
 static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
@@ -393,7 +396,7 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
     case COLL_RDMA_ALG_RING:
         return coll_rdma_allreduce_ring(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
     default:
-        return coll_rdma_allreduce_ktree(sbuf, rbuf, (size_t) count, dtype, op, m, comm);
+        return OMPI_ERR_NOT_SUPPORTED;
     }
 }
 
@@ -460,19 +463,25 @@ static int unpack_result(void *buf, size_t count, ompi_datatype_t *dtype, size_t
     return rc;
 }
 
-/* An allgather or alltoall algorithm on contiguous bytes: `in` holds this
- * rank's input (one block or one per rank), `out` P blocks. */
-typedef int (*block_alg_fn_t)(const void *in, void *out, size_t block,
-                              mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm);
+/* Allgather or alltoall `alg` on contiguous bytes: `in` holds this rank's
+ * input (one block or one per rank), `out` P blocks. */
+static int run_blocks(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, int coll,
+                      int alg, const void *in, void *out, size_t block)
+{
+    if (NULL != plans[coll][alg]) {
+        return run_blocking(m, coll, alg, in, out, 0, block, NULL, NULL, 0);
+    }
+    return coll_rdma_allgather_ring(in, out, block, m, comm);
+}
 
 /*
- * Run `alg` for an allgather or alltoall of `block` bytes per rank on
+ * Run `alg` for allgather or alltoall `coll` of `block` bytes per rank on
  * contiguous views of the buffers: the input is in_count x sdtype at sbuf
  * (in_bytes packed), or, with MPI_IN_PLACE, in the output from byte
  * in_place_offset; the output is rcount_total x rdtype at rbuf (size *
  * block packed).  Non-contiguous layouts go through temporary buffers.
  */
-static int serve_blocks(block_alg_fn_t alg, const void *sbuf, size_t in_count,
+static int serve_blocks(int coll, int alg, const void *sbuf, size_t in_count,
                         ompi_datatype_t *sdtype, size_t in_bytes, size_t in_place_offset,
                         void *rbuf, size_t rcount_total, ompi_datatype_t *rdtype, size_t block,
                         mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm)
@@ -492,7 +501,7 @@ static int serve_blocks(block_alg_fn_t alg, const void *sbuf, size_t in_count,
         rc = packed_view(sbuf, in_count, sdtype, in_bytes, &in, &scopy);
     }
     if (OMPI_SUCCESS == rc) {
-        rc = alg(in, out, block, m, comm);
+        rc = run_blocks(m, comm, coll, alg, in, out, block);
     }
     free(scopy);
     if (OMPI_SUCCESS == rc) {
@@ -526,10 +535,9 @@ static int rdma_allgather(const void *sbuf, int scount, struct ompi_datatype_t *
         return OMPI_SUCCESS;
     }
     /* in place: this rank's block is already in rbuf */
-    return serve_blocks(COLL_RDMA_ALG_RING == alg ? coll_rdma_allgather_ring
-                                                  : coll_rdma_allgather_bruck,
-                        sbuf, (size_t) scount, sdtype, block, (size_t) rank * block, rbuf,
-                        (size_t) rcount * size, rdtype, block, m, comm);
+    return serve_blocks(COLL_RDMA_ALLGATHER, alg, sbuf, (size_t) scount, sdtype, block,
+                        (size_t) rank * block, rbuf, (size_t) rcount * size, rdtype, block, m,
+                        comm);
 }
 
 static int rdma_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
@@ -554,10 +562,9 @@ static int rdma_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *s
     if (0 == block) {
         return OMPI_SUCCESS;
     }
-    return serve_blocks(COLL_RDMA_ALG_BRUCK == alg ? coll_rdma_alltoall_bruck
-                                                   : coll_rdma_alltoall_direct,
-                        sbuf, (size_t) scount * size, sdtype, (size_t) size * block, 0, rbuf,
-                        (size_t) rcount * size, rdtype, block, m, comm);
+    return serve_blocks(COLL_RDMA_ALLTOALL, alg, sbuf, (size_t) scount * size, sdtype,
+                        (size_t) size * block, 0, rbuf, (size_t) rcount * size, rdtype, block, m,
+                        comm);
 }
 
 static int rdma_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
@@ -591,7 +598,8 @@ static int rdma_reduce(const void *sbuf, void *rbuf, int count, struct ompi_data
     if (ompi_comm_rank(comm) == root) {
         rbuf = (char *) rbuf + dtype->super.true_lb;
     }
-    return coll_rdma_reduce_knomial(sbuf, rbuf, (size_t) count, dtype, op, root, m, comm);
+    return run_blocking(m, COLL_RDMA_REDUCE, alg, sbuf, rbuf, (size_t) count, bytes, dtype, op,
+                        root);
 }
 
 /* ---- module life ------------------------------------------------------------- */

@@ -60,9 +60,10 @@ static size_t region_slot(const coll_rdma_window_t *win, const coll_rdma_region_
     if (0 == r->packed) {
         return r->off + (size_t) s * r->stride;
     }
-    return coll_rdma_packed_slot(r->off, 0, 0, s,
-                                 coll_rdma_bruck_blocks_before(win->comm_size, COLL_RDMA_BRUCK_RADIX,
-                                                               s, 2 == r->packed),
+    return coll_rdma_packed_slot(r->off, s,
+                                 coll_rdma_bruck_blocks_before(win->comm_size,
+                                                               COLL_RDMA_BRUCK_RADIX, s,
+                                                               2 == r->packed),
                                  r->stride);
 }
 
@@ -597,22 +598,6 @@ int coll_rdma_window_credit(coll_rdma_window_t *win, int peer, uint64_t seq)
 {
     return wait_credit(win, peer, win->off_consumed, seq - (uint64_t) win->bcast_slots,
                        &win->credit[peer]);
-}
-
-void coll_rdma_window_consumed(coll_rdma_window_t *win, uint64_t seq)
-{
-    __atomic_store_n((uint64_t *) (win->base + win->off_consumed), seq, __ATOMIC_RELEASE);
-}
-
-int coll_rdma_window_reduce_credit(coll_rdma_window_t *win, int peer, uint64_t seq)
-{
-    return wait_credit(win, peer, win->off_reduce_consumed, seq - COLL_RDMA_REDUCE_DEPTH,
-                       &win->reduce_credit[peer]);
-}
-
-void coll_rdma_window_reduce_consumed(coll_rdma_window_t *win, uint64_t seq)
-{
-    __atomic_store_n((uint64_t *) (win->base + win->off_reduce_consumed), seq, __ATOMIC_RELEASE);
 }
 
 int coll_rdma_window_credit_test(coll_rdma_window_t *win, int kind, int peer, uint64_t seq,

@@ -18,6 +18,12 @@
  * sequence word starts "empty": the instance before the first
  * (debug_seq_start - 1, 0 by default), in every line of the window.
  *
+ * "Instance parity" and ring positions: plans name slots by geometry
+ * (coll_rdma_slot_t), and coll_rdma_slot_off() counts from the first
+ * instance, (seq - seq_start) % ring; the offset helpers below that take
+ * `seq` use seq & 1.  Both are consistent across the 2^64 wrap (2 divides
+ * 2^64); what matters is that every user of a region uses the same one.
+ *
  * Regions (offsets from the window base):
  *   barrier flags    rounds * n slots of one line, slot (round, j) written by one fixed peer
  *   bcast ring       bcast_slots slots, slot (seq - seq_start) % bcast_slots; credits below
@@ -58,9 +64,9 @@
  *     after it finished reading instance i.  Whatever algorithm instance i+1
  *     used: the sequence counter is per collective, the halves per region.
  *   reduce           COLL_RDMA_REDUCE_DEPTH rings of max_children slots
- *                    (k-nomial tree, one per child slot index), ring seq %
- *                    depth; reduce is rooted and does not synchronize, so a
- *                    child writes ring seq % depth at its parent only after
+ *                    (k-nomial tree, one per child slot index), ring
+ *                    (seq - seq_start) % depth; reduce is rooted and does not
+ *                    synchronize, so a child writes that ring at its parent only after
  *                    the parent published, in its reduce consumed line,
  *                    that it consumed instance seq - depth (credits as for
  *                    bcast; the parent of a slot may differ per instance, the
@@ -247,18 +253,6 @@ static inline void *coll_rdma_slot_payload(coll_rdma_window_t *win, size_t off)
     return win->base + off + COLL_RDMA_SLOT_HEADER;
 }
 
-/**
- * Offset of bcast ring slot for instance `seq`.  Counted from the first
- * instance, so that instance seq - bcast_slots (whose consumption the credit
- * checks) used the same slot even where the counter wraps through 0 and
- * bcast_slots does not divide 2^64.
- */
-static inline size_t coll_rdma_bcast_slot(const coll_rdma_window_t *win, uint64_t seq)
-{
-    return win->off_bcast
-           + (size_t) ((seq - win->seq_start) % (uint64_t) win->bcast_slots) * win->bcast_slot_size;
-}
-
 /** Offset of the bcast read ring slot for instance `seq`. */
 static inline size_t coll_rdma_bcast_read_slot(const coll_rdma_window_t *win, uint64_t seq)
 {
@@ -298,15 +292,13 @@ static inline size_t coll_rdma_pw_step_slot(const coll_rdma_window_t *win, int s
 }
 
 /**
- * Offset of packed slot `slot` of a region at `region` with halves of
- * `half` bytes (instance parity of `seq`), after `before` blocks of
- * `stride` bytes (see the layout above).
+ * Offset of packed slot `slot` of the half at `region`, after `before`
+ * blocks of `stride` bytes (see the layout above); plans name it with
+ * instance parity as coll_rdma_slot(that offset, half, 2).
  */
-static inline size_t coll_rdma_packed_slot(size_t region, size_t half, uint64_t seq, int slot,
-                                           long before, size_t stride)
+static inline size_t coll_rdma_packed_slot(size_t region, int slot, long before, size_t stride)
 {
-    return region + (size_t) (seq & 1) * half + (size_t) slot * COLL_RDMA_LINE
-           + (size_t) before * stride;
+    return region + (size_t) slot * COLL_RDMA_LINE + (size_t) before * stride;
 }
 
 /** Offset of ring allgather slot `step` for instance `seq`. */
@@ -314,22 +306,6 @@ static inline size_t coll_rdma_ag_ring_slot(const coll_rdma_window_t *win, uint6
 {
     size_t index = (size_t) (seq & 1) * (size_t) (win->comm_size - 1) + (size_t) step;
     return win->off_ag_ring + index * win->ag_ring_slot;
-}
-
-/** Offset of direct alltoall slot of source rank `source` for instance `seq`. */
-static inline size_t coll_rdma_a2a_direct_slot(const coll_rdma_window_t *win, uint64_t seq,
-                                               int source)
-{
-    size_t index = (size_t) (seq & 1) * (size_t) win->comm_size + (size_t) source;
-    return win->off_a2a_direct + index * win->a2a_direct_slot;
-}
-
-/** Offset of reduce slot index `i` (a child's slot at its parent) of instance `seq`. */
-static inline size_t coll_rdma_reduce_slot(const coll_rdma_window_t *win, uint64_t seq, int i)
-{
-    return win->off_reduce
-           + ((size_t) (seq % COLL_RDMA_REDUCE_DEPTH) * (size_t) win->reduce_children + (size_t) i)
-                 * win->reduce_slot_size;
 }
 
 /** Offset of pairwise barrier flag `i`: COLL_RDMA_PW_FOLD, COLL_RDMA_PW_BACK, 2 + step. */
@@ -487,19 +463,6 @@ static inline const void *coll_rdma_window_peer_payload(coll_rdma_window_t *win,
  * Returns OMPI_SUCCESS or OMPI_ERROR.
  */
 int coll_rdma_window_credit(coll_rdma_window_t *win, int peer, uint64_t seq);
-
-/** Publish that this rank consumed bcast instance `seq` (store-release). */
-void coll_rdma_window_consumed(coll_rdma_window_t *win, uint64_t seq);
-
-/**
- * The same for the reduce rings: wait until `peer` consumed reduce instance
- * `seq` - COLL_RDMA_REDUCE_DEPTH, so that ring seq % depth may be written at
- * `peer`.  Returns OMPI_SUCCESS or OMPI_ERROR.
- */
-int coll_rdma_window_reduce_credit(coll_rdma_window_t *win, int peer, uint64_t seq);
-
-/** Publish that this rank consumed reduce instance `seq` (store-release). */
-void coll_rdma_window_reduce_consumed(coll_rdma_window_t *win, uint64_t seq);
 
 /**
  * Complete every put of the current call (remote completion): after it the
