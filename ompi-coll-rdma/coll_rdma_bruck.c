@@ -1,145 +1,167 @@
 /*
  * coll/rdma Bruck family: Bruck's concatenation allgather and Bruck's index
- * alltoall, radix COLL_RDMA_BRUCK_RADIX, for small blocks.  The schedules
- * (positions, distances, packed slots) are coll_rdma_sched.h's; the regions
- * and why their reuse is safe are in coll_rdma_window.h.
+ * alltoall, radix COLL_RDMA_BRUCK_RADIX, for small blocks.  Plans (see
+ * coll_rdma_prog.h); the schedules (positions, distances, packed slots) are
+ * coll_rdma_sched.h's; the regions and why their reuse is safe are in
+ * coll_rdma_window.h.  Blocks at "position" r of a rank live in the scratch
+ * at r * block.
  */
 #include "ompi_config.h"
 
-#include "coll_rdma.h"
+#include "coll_rdma_exec.h"
 #include "coll_rdma_sched.h"
-#include "coll_rdma_window.h"
 
-#include <string.h>
+#include <stdbool.h>
 
 /* dst block (r + shift) % size = src block r, for every r (0 <= shift < size) */
-static void rotate_blocks(char *dst, const char *src, int size, int shift, size_t block)
+static void rotate_blocks(coll_rdma_prog_t *p, coll_rdma_buf_t dst, coll_rdma_buf_t src, int size,
+                          int shift, size_t block)
 {
-    memcpy(dst + (size_t) shift * block, src, (size_t) (size - shift) * block);
-    memcpy(dst, src + (size_t) (size - shift) * block, (size_t) shift * block);
+    coll_rdma_buf_t d = dst, s = src;
+
+    d.off += (size_t) shift * block;
+    coll_rdma_prog_copy(p, src, d, (size_t) (size - shift) * block, 0);
+    if (shift > 0) {
+        s.off += (size_t) (size - shift) * block;
+        coll_rdma_prog_copy(p, s, dst, (size_t) shift * block, 0);
+    }
 }
 
-int coll_rdma_allgather_bruck(const void *sblock, void *rbuf, size_t block,
-                              mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm)
+/*
+ * Move `count` blocks between `packed` (block x at packed + x * block) and
+ * the scratch positions positions[x]: gather into `packed` when `gather`,
+ * else scatter out of it.  One COPY per run of consecutive positions.
+ */
+static void move_positions(coll_rdma_prog_t *p, const int *positions, int count, size_t block,
+                           coll_rdma_buf_t packed, bool gather)
 {
-    coll_rdma_window_t *win = module->window;
+    for (int x = 0, run; x < count; x += run) {
+        coll_rdma_buf_t pos = coll_rdma_buf(COLL_RDMA_BUF_SCRATCH, (size_t) positions[x] * block);
+        coll_rdma_buf_t pk = packed;
+
+        for (run = 1; x + run < count && positions[x + run] == positions[x] + run; ++run) {
+        }
+        pk.off += (size_t) x * block;
+        coll_rdma_prog_copy(p, gather ? pos : pk, gather ? pk : pos, (size_t) run * block, 0);
+    }
+}
+
+/*
+ * Packed slot `slot` of a Bruck region at `region` with halves of `half`
+ * bytes (instance parity), after `before` blocks of `stride` bytes.
+ */
+static coll_rdma_slot_t bruck_slot(size_t region, size_t half, int slot, long before,
+                                   size_t stride)
+{
+    return coll_rdma_slot(coll_rdma_packed_slot(region, slot, before, stride), half, 2);
+}
+
+int coll_rdma_allgather_bruck_plan(coll_rdma_op_t *op)
+{
+    coll_rdma_window_t *win = op->win;
+    coll_rdma_prog_t *p = &op->prog;
     const int radix = COLL_RDMA_BRUCK_RADIX;
     int size = win->comm_size, rank = win->rank;
     int rounds = coll_rdma_sched_rounds(size, radix);
-    uint64_t seq = coll_rdma_next_seq(module, COLL_RDMA_ALLGATHER);
-    char *tmp = win->scratch; /* position r at tmp + r * block */
-    char *out = rbuf;
-    (void) comm;
+    size_t block = op->bytes;
+    coll_rdma_buf_t tmp = coll_rdma_buf(COLL_RDMA_BUF_SCRATCH, 0);
 
-    memcpy(tmp, sblock, block);
+    coll_rdma_prog_copy(p, coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0), tmp, block, 0);
     for (int t = 0; t < rounds; ++t) {
         /* Sends read positions [0, radix^t), receives write beyond: no overlap. */
         for (int j = 1; j < radix; ++j) {
             int count, dist = coll_rdma_bruck_allgather_step(size, radix, t, j, &count);
-            size_t off;
-            int rc;
 
             if (0 == dist) {
                 break;
             }
-            off = coll_rdma_packed_slot(win->off_ag_bruck, win->ag_bruck_half, seq,
-                                        t * (radix - 1) + j - 1, dist - 1, win->ag_stride);
-            rc = coll_rdma_window_post(win, (rank - dist + size) % size, off, tmp,
-                                       (size_t) count * block, seq);
-            if (OMPI_SUCCESS != rc) {
-                return rc;
-            }
+            coll_rdma_prog_post(p, 0, (rank - dist + size) % size,
+                                bruck_slot(win->off_ag_bruck, win->ag_bruck_half,
+                                           t * (radix - 1) + j - 1, dist - 1, win->ag_stride),
+                                tmp, (size_t) count * block);
         }
         for (int j = 1; j < radix; ++j) {
             int count, dist = coll_rdma_bruck_allgather_step(size, radix, t, j, &count);
-            size_t off;
+            coll_rdma_slot_t slot;
 
             if (0 == dist) {
                 break;
             }
-            off = coll_rdma_packed_slot(win->off_ag_bruck, win->ag_bruck_half, seq,
-                                        t * (radix - 1) + j - 1, dist - 1, win->ag_stride);
-            coll_rdma_window_wait(win, off, seq);
-            memcpy(tmp + (size_t) dist * block, coll_rdma_slot_payload(win, off),
-                   (size_t) count * block);
+            slot = bruck_slot(win->off_ag_bruck, win->ag_bruck_half, t * (radix - 1) + j - 1,
+                              dist - 1, win->ag_stride);
+            coll_rdma_prog_wait(p, 0, slot);
+            coll_rdma_prog_copy(p, coll_rdma_buf_slot(slot, -1, 0),
+                                coll_rdma_buf(COLL_RDMA_BUF_SCRATCH, (size_t) dist * block),
+                                (size_t) count * block, 0);
         }
     }
     /* the final rotation: position r is the block of rank (rank + r) % size */
-    rotate_blocks(out, tmp, size, rank, block);
+    rotate_blocks(p, coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0), tmp, size, rank, block);
     /* tmp is the next call's scratch: the puts out of it must be done */
-    return coll_rdma_window_complete(win);
+    coll_rdma_prog_flush(p);
+    return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
-int coll_rdma_alltoall_bruck(const void *sbuf, void *rbuf, size_t block,
-                             mca_coll_rdma_module_t *module, struct ompi_communicator_t *comm)
+int coll_rdma_alltoall_bruck_plan(coll_rdma_op_t *op)
 {
-    coll_rdma_window_t *win = module->window;
+    coll_rdma_window_t *win = op->win;
+    coll_rdma_prog_t *p = &op->prog;
     const int radix = COLL_RDMA_BRUCK_RADIX;
     int size = win->comm_size, rank = win->rank;
     int rounds = coll_rdma_sched_rounds(size, radix);
-    uint64_t seq = coll_rdma_next_seq(module, COLL_RDMA_ALLTOALL);
-    char *tmp = win->scratch;                          /* position r at tmp + r * block */
-    char *pack = tmp + (size_t) size * win->a2a_bruck_stride; /* one round's messages */
-    const char *in = sbuf;
-    char *out = rbuf;
+    size_t block = op->bytes;
+    /* one round's messages, after the positions */
+    size_t pack = (size_t) size * win->a2a_bruck_stride;
     int positions[size];
     long before = 0;
-    (void) comm;
 
     /* local rotation: position r holds the block for rank (rank + r) % size */
-    rotate_blocks(tmp, in, size, (size - rank) % size, block);
+    rotate_blocks(p, coll_rdma_buf(COLL_RDMA_BUF_SCRATCH, 0), coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0),
+                  size, (size - rank) % size, block);
     for (int t = 0; t < rounds; ++t) {
         long first = before;
-        char *p = pack;
-        int rc;
+        size_t at = pack;
 
         /* the previous round's puts read the pack area */
-        rc = coll_rdma_window_complete(win);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
+        coll_rdma_prog_flush(p);
         for (int j = 1; j < radix; ++j) {
             int count, dist = coll_rdma_bruck_alltoall_step(size, radix, t, j, positions, &count);
-            size_t off;
+            coll_rdma_buf_t msg = coll_rdma_buf(COLL_RDMA_BUF_SCRATCH, at);
 
             if (0 == dist) {
                 break;
             }
-            for (int x = 0; x < count; ++x) {
-                memcpy(p + (size_t) x * block, tmp + (size_t) positions[x] * block, block);
-            }
-            off = coll_rdma_packed_slot(win->off_a2a_bruck, win->a2a_bruck_half, seq,
-                                        t * (radix - 1) + j - 1, before, win->a2a_bruck_stride);
-            rc = coll_rdma_window_post(win, (rank + dist) % size, off, p, (size_t) count * block,
-                                       seq);
-            if (OMPI_SUCCESS != rc) {
-                return rc;
-            }
-            p += (size_t) count * block;
+            move_positions(p, positions, count, block, msg, true);
+            coll_rdma_prog_post(p, 0, (rank + dist) % size,
+                                bruck_slot(win->off_a2a_bruck, win->a2a_bruck_half,
+                                           t * (radix - 1) + j - 1, before,
+                                           win->a2a_bruck_stride),
+                                msg, (size_t) count * block);
+            at += (size_t) count * block;
             before += count;
         }
         before = first;
         for (int j = 1; j < radix; ++j) {
             int count, dist = coll_rdma_bruck_alltoall_step(size, radix, t, j, positions, &count);
-            const char *payload;
-            size_t off;
+            coll_rdma_slot_t slot;
 
             if (0 == dist) {
                 break;
             }
-            off = coll_rdma_packed_slot(win->off_a2a_bruck, win->a2a_bruck_half, seq,
-                                        t * (radix - 1) + j - 1, before, win->a2a_bruck_stride);
-            coll_rdma_window_wait(win, off, seq);
-            payload = coll_rdma_slot_payload(win, off);
-            for (int x = 0; x < count; ++x) {
-                memcpy(tmp + (size_t) positions[x] * block, payload + (size_t) x * block, block);
-            }
+            slot = bruck_slot(win->off_a2a_bruck, win->a2a_bruck_half, t * (radix - 1) + j - 1,
+                              before, win->a2a_bruck_stride);
+            coll_rdma_prog_wait(p, 0, slot);
+            move_positions(p, positions, count, block, coll_rdma_buf_slot(slot, -1, 0), false);
             before += count;
         }
     }
     /* position r holds the block from rank (rank - r) % size */
     for (int r = 0; r < size; ++r) {
-        memcpy(out + (size_t) ((rank - r + size) % size) * block, tmp + (size_t) r * block, block);
+        coll_rdma_prog_copy(p, coll_rdma_buf(COLL_RDMA_BUF_SCRATCH, (size_t) r * block),
+                            coll_rdma_buf(COLL_RDMA_BUF_RBUF,
+                                          (size_t) ((rank - r + size) % size) * block),
+                            block, 0);
     }
-    return coll_rdma_window_complete(win);
+    coll_rdma_prog_flush(p);
+    return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }

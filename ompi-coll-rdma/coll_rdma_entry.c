@@ -36,13 +36,19 @@ static const coll_rdma_plan_fn_t plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
     [COLL_RDMA_BARRIER] = {[COLL_RDMA_ALG_READ] = coll_rdma_barrier_read_plan,
                            [COLL_RDMA_ALG_NWAY] = coll_rdma_barrier_nway_plan,
                            [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_barrier_pairwise_plan},
-    [COLL_RDMA_BCAST] = {[COLL_RDMA_ALG_READ] = coll_rdma_bcast_read_plan},
+    [COLL_RDMA_BCAST] = {[COLL_RDMA_ALG_READ] = coll_rdma_bcast_read_plan,
+                         [COLL_RDMA_ALG_KNOMIAL] = coll_rdma_bcast_knomial_plan},
     [COLL_RDMA_ALLREDUCE] = {[COLL_RDMA_ALG_READ] = coll_rdma_allreduce_read_plan,
                              [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_allreduce_pairwise_plan,
+                             [COLL_RDMA_ALG_KTREE] = coll_rdma_allreduce_ktree_plan,
                              [COLL_RDMA_ALG_NWAY] = coll_rdma_allreduce_nway_plan,
                              [COLL_RDMA_ALG_BRUCK] = coll_rdma_allreduce_bruck_plan,
                              [COLL_RDMA_ALG_RING] = coll_rdma_allreduce_ring_plan},
-    [COLL_RDMA_ALLGATHER] = {[COLL_RDMA_ALG_RING] = coll_rdma_allgather_ring_plan},
+    [COLL_RDMA_ALLGATHER] = {[COLL_RDMA_ALG_BRUCK] = coll_rdma_allgather_bruck_plan,
+                             [COLL_RDMA_ALG_RING] = coll_rdma_allgather_ring_plan},
+    [COLL_RDMA_ALLTOALL] = {[COLL_RDMA_ALG_BRUCK] = coll_rdma_alltoall_bruck_plan,
+                            [COLL_RDMA_ALG_DIRECT] = coll_rdma_alltoall_direct_plan},
+    [COLL_RDMA_REDUCE] = {[COLL_RDMA_ALG_KNOMIAL] = coll_rdma_reduce_knomial_plan},
 };
 
 /* ---- one call --------------------------------------------------------------- */
@@ -244,10 +250,6 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, 
     int why, alg = decide(m, comm, c, COLL_RDMA_KIND_BLOCKING == kind, &why);
     size_t moved = call_bytes(c);
 
-    if (COLL_RDMA_ALG_FALLBACK != alg && NULL == plans[c->coll][alg]) {
-        alg = COLL_RDMA_ALG_FALLBACK; /* TRANSITIONAL: not yet written as a plan */
-        why = COLL_RDMA_WHY_FORCED;
-    }
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         stat_add(&cc->fallback_calls[kind][c->coll][why], 1);
         return false;

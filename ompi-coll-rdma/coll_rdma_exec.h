@@ -136,6 +136,64 @@ int coll_rdma_allreduce_ring_plan(coll_rdma_op_t *op);
  */
 int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op);
 
+/**
+ * MPI_Bcast of op->bytes contiguous bytes at op->rbuf from op->root over a
+ * k-nomial tree of radix cfg->bcast_radix (seed 002 section 2.3.3; Gupta's
+ * binomial bcast with RDMA-write slots and credits, seed 003 section 5.2).
+ * bytes <= cfg->bcast_segment_bytes (one slot of the bcast ring).
+ */
+int coll_rdma_bcast_knomial_plan(coll_rdma_op_t *op);
+
+/**
+ * MPI_Allreduce of op->count elements of predefined op->dtype (op->bytes <=
+ * cfg->allreduce_max_bytes) with a commutative predefined op->op, by Gupta's
+ * degree-k tree (seed 003 section 6.3), k = cfg->allreduce_ktree_degree:
+ * reduce to rank 0 over a (k+1)-nomial tree, then send the result down the
+ * same tree.  One rank combines, so every rank gets the same bits.
+ * op->sbuf == op->rbuf is in place.
+ */
+int coll_rdma_allreduce_ktree_plan(coll_rdma_op_t *op);
+
+/**
+ * MPI_Allgather of one op->bytes block per rank, by Bruck's concatenation
+ * algorithm, radix COLL_RDMA_BRUCK_RADIX (seed 000 B.3; schedule in
+ * coll_rdma_sched.h): ceil(log2 P) rounds, in round t one message of
+ * min(2^t, P - 2^t) blocks to rank - 2^t, then a local rotation.
+ * op->sbuf: this rank's block (may lie inside op->rbuf: in place); op->rbuf:
+ * P contiguous blocks.  0 < block <= the window's ag_block.
+ */
+int coll_rdma_allgather_bruck_plan(coll_rdma_op_t *op);
+
+/**
+ * MPI_Alltoall of op->bytes per (source, destination) pair by Bruck's index
+ * algorithm, radix COLL_RDMA_BRUCK_RADIX (MPICH's small-message alltoall,
+ * seed 000 B.4/B.7; schedule in coll_rdma_sched.h): a local rotation,
+ * ceil(log2 P) rounds each sending the blocks whose position has bit t set
+ * to rank + 2^t in one message, a final rotation.  op->sbuf and op->rbuf: P
+ * contiguous blocks each; equal is in place.  0 < block <= the window's
+ * a2a_bruck_block.
+ */
+int coll_rdma_alltoall_bruck_plan(coll_rdma_op_t *op);
+
+/**
+ * MPI_Alltoall by direct writes (seed 004 section IV-B): each rank puts its
+ * block for every peer into that peer's slot of this source, in rotated
+ * order, one sequence word per source, then waits for its P-1 slots.  Same
+ * arguments as coll_rdma_alltoall_bruck_plan(); block <= a2a_direct_block.
+ */
+int coll_rdma_alltoall_direct_plan(coll_rdma_op_t *op);
+
+/**
+ * MPI_Reduce of op->count elements of predefined op->dtype (op->bytes <= the
+ * window's reduce_bytes) with a commutative predefined op->op to op->root,
+ * over the k-nomial tree of radix cfg->reduce_radix rooted at the root
+ * (vranks; seed 002 section 2.3.3; the up phase of Gupta's tree, seed 003
+ * section 6.3).  Each node combines its children in a fixed order, so the
+ * root's bits are the same run to run.  op->rbuf is used at the root only
+ * (op->sbuf == op->rbuf there is in place).  Slots are reused under credits.
+ */
+int coll_rdma_reduce_knomial_plan(coll_rdma_op_t *op);
+
 /** Release what the op holds (program actions on the heap, bitmaps). */
 void coll_rdma_op_fini(coll_rdma_op_t *op);
 

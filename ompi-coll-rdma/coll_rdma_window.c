@@ -23,8 +23,6 @@ static size_t line_round(size_t bytes)
     return (bytes + COLL_RDMA_LINE - 1) & ~((size_t) COLL_RDMA_LINE - 1);
 }
 
-#define seq_reached coll_rdma_seq_reached
-#define load_acquire coll_rdma_load_word
 
 static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
                         const char *blobs, const int *displs);
@@ -60,9 +58,10 @@ static size_t region_slot(const coll_rdma_window_t *win, const coll_rdma_region_
     if (0 == r->packed) {
         return r->off + (size_t) s * r->stride;
     }
-    return coll_rdma_packed_slot(r->off, 0, 0, s,
-                                 coll_rdma_bruck_blocks_before(win->comm_size, COLL_RDMA_BRUCK_RADIX,
-                                                               s, 2 == r->packed),
+    return coll_rdma_packed_slot(r->off, s,
+                                 coll_rdma_bruck_blocks_before(win->comm_size,
+                                                               COLL_RDMA_BRUCK_RADIX, s,
+                                                               2 == r->packed),
                                  r->stride);
 }
 
@@ -468,153 +467,6 @@ void coll_rdma_window_idle(coll_rdma_window_t *win, int *spins)
         *spins = win->poll_spins;
     }
 }
-#define poll_idle coll_rdma_window_idle
-
-/* Poll the sequence word at `word` until it reaches `seq`. */
-static void wait_word(coll_rdma_window_t *win, const char *word, uint64_t seq)
-{
-    int spins = win->poll_spins;
-
-    while (!seq_reached(load_acquire(word), seq)) {
-        poll_idle(win, &spins);
-    }
-}
-
-void coll_rdma_window_wait_many(coll_rdma_window_t *win, const size_t *offs, int count,
-                                uint64_t seq)
-{
-    uint64_t pending = count >= 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << count) - 1;
-    int spins = win->poll_spins;
-
-    for (;;) {
-        for (uint64_t left = pending; 0 != left; left &= left - 1) {
-            int i = __builtin_ctzll(left);
-            if (seq_reached(load_acquire(win->base + offs[i]), seq)) {
-                pending &= ~((uint64_t) 1 << i);
-            }
-        }
-        if (0 == pending) {
-            return;
-        }
-        poll_idle(win, &spins);
-    }
-}
-
-void coll_rdma_window_wait(coll_rdma_window_t *win, size_t off, uint64_t seq)
-{
-    wait_word(win, win->base + off, seq);
-}
-
-const void *coll_rdma_window_wait_peer(coll_rdma_window_t *win, int peer, size_t off, uint64_t seq)
-{
-    const char *slot = win->peers[peer].direct + off;
-
-    wait_word(win, slot, seq);
-    return slot + COLL_RDMA_SLOT_HEADER;
-}
-
-void coll_rdma_window_wait_all_peers(coll_rdma_window_t *win, size_t off, uint64_t seq,
-                                     coll_rdma_visit_fn_t visit, void *ctx)
-{
-    int size = win->comm_size, spins = win->poll_spins;
-    int nwords = (size + 63) / 64;
-    int first = 0; /* every rank below has arrived */
-    int next = 0;  /* the next rank to visit */
-    uint64_t pending[nwords];
-
-    memset(pending, 0, sizeof(pending));
-    for (int peer = 0; peer < size; ++peer) {
-        if (peer != win->rank) {
-            pending[peer / 64] |= (uint64_t) 1 << (peer % 64);
-        }
-    }
-    for (;;) {
-        bool all = true;
-        for (int w = first / 64; w < nwords; ++w) {
-            for (uint64_t left = pending[w]; 0 != left; left &= left - 1) {
-                int peer = w * 64 + __builtin_ctzll(left);
-                if (seq_reached(load_acquire(win->peers[peer].direct + off), seq)) {
-                    pending[w] &= ~((uint64_t) 1 << (peer % 64));
-                } else {
-                    all = false;
-                }
-            }
-            if (all) {
-                first = (w + 1) * 64;
-            }
-        }
-        if (NULL != visit) {
-            /* rank order: visit while the next rank is no longer pending */
-            while (next < size && 0 == (pending[next / 64] & ((uint64_t) 1 << (next % 64)))) {
-                visit(ctx, next, coll_rdma_window_peer_payload(win, next, off));
-                ++next;
-            }
-        }
-        if (all) {
-            return;
-        }
-        poll_idle(win, &spins);
-    }
-}
-
-/* Read the word at `off` of peer's window: a load where mapped, else a get. */
-static int read_word(coll_rdma_window_t *win, int peer, size_t off, uint64_t *value)
-{
-    coll_rdma_peer_t *p = &win->peers[peer];
-    ucs_status_t status;
-
-    if (NULL != p->direct) {
-        *value = load_acquire(p->direct + off);
-        return OMPI_SUCCESS;
-    }
-    status = ucp_get_nbi(p->ep, value, sizeof(*value), p->base + off, p->rkey);
-    if (UCS_STATUS_IS_ERR(status)) {
-        return OMPI_ERROR;
-    }
-    return coll_rdma_ucx_flush();
-}
-
-/* Wait until peer's consumed word at `off` reached `need`, caching it in *credit. */
-static int wait_credit(coll_rdma_window_t *win, int peer, size_t off, uint64_t need,
-                       uint64_t *credit)
-{
-    int spins = win->poll_spins;
-
-    while (!seq_reached(*credit, need)) {
-        int rc = read_word(win, peer, off, credit);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        if (--spins <= 0) {
-            opal_progress();
-            spins = win->poll_spins;
-        }
-    }
-    return OMPI_SUCCESS;
-}
-
-int coll_rdma_window_credit(coll_rdma_window_t *win, int peer, uint64_t seq)
-{
-    return wait_credit(win, peer, win->off_consumed, seq - (uint64_t) win->bcast_slots,
-                       &win->credit[peer]);
-}
-
-void coll_rdma_window_consumed(coll_rdma_window_t *win, uint64_t seq)
-{
-    __atomic_store_n((uint64_t *) (win->base + win->off_consumed), seq, __ATOMIC_RELEASE);
-}
-
-int coll_rdma_window_reduce_credit(coll_rdma_window_t *win, int peer, uint64_t seq)
-{
-    return wait_credit(win, peer, win->off_reduce_consumed, seq - COLL_RDMA_REDUCE_DEPTH,
-                       &win->reduce_credit[peer]);
-}
-
-void coll_rdma_window_reduce_consumed(coll_rdma_window_t *win, uint64_t seq)
-{
-    __atomic_store_n((uint64_t *) (win->base + win->off_reduce_consumed), seq, __ATOMIC_RELEASE);
-}
-
 /*
  * The put path's read of a peer's word without waiting: a get into
  * win->fetched, then a flush tested on later calls; *value is updated once
@@ -658,14 +510,14 @@ int coll_rdma_window_credit_test(coll_rdma_window_t *win, int kind, int peer, ui
         credit = &win->reduce_credit[peer];
         off = win->off_reduce_consumed;
     }
-    if (!seq_reached(*credit, need)) {
+    if (!coll_rdma_seq_reached(*credit, need)) {
         if (NULL != win->peers[peer].direct) {
-            rc = read_word(win, peer, off, credit);
+            *credit = coll_rdma_load_word(win->peers[peer].direct + off);
         } else {
             rc = fetch_word(win, peer, off, credit);
         }
     }
-    *granted = seq_reached(*credit, need);
+    *granted = coll_rdma_seq_reached(*credit, need);
     return rc;
 }
 
@@ -689,11 +541,3 @@ int coll_rdma_window_flush_test(coll_rdma_window_t *win, void **request, bool *d
     return rc;
 }
 
-int coll_rdma_window_complete(coll_rdma_window_t *win)
-{
-    if (!win->dirty) {
-        return OMPI_SUCCESS;
-    }
-    win->dirty = false;
-    return coll_rdma_ucx_flush();
-}

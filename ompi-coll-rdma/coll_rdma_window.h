@@ -18,6 +18,12 @@
  * sequence word starts "empty": the instance before the first
  * (debug_seq_start - 1, 0 by default), in every line of the window.
  *
+ * "Instance parity" and ring positions: plans name slots by geometry
+ * (coll_rdma_slot_t), and coll_rdma_slot_off() counts from the first
+ * instance, (seq - seq_start) % ring; the offset helpers below that take
+ * `seq` use seq & 1.  Both are consistent across the 2^64 wrap (2 divides
+ * 2^64); what matters is that every user of a region uses the same one.
+ *
  * Regions (offsets from the window base):
  *   barrier flags    rounds * n slots of one line, slot (round, j) written by one fixed peer
  *   bcast ring       bcast_slots slots, slot (seq - seq_start) % bcast_slots; credits below
@@ -58,9 +64,9 @@
  *     after it finished reading instance i.  Whatever algorithm instance i+1
  *     used: the sequence counter is per collective, the halves per region.
  *   reduce           COLL_RDMA_REDUCE_DEPTH rings of max_children slots
- *                    (k-nomial tree, one per child slot index), ring seq %
- *                    depth; reduce is rooted and does not synchronize, so a
- *                    child writes ring seq % depth at its parent only after
+ *                    (k-nomial tree, one per child slot index), ring
+ *                    (seq - seq_start) % depth; reduce is rooted and does not
+ *                    synchronize, so a child writes that ring at its parent only after
  *                    the parent published, in its reduce consumed line,
  *                    that it consumed instance seq - depth (credits as for
  *                    bcast; the parent of a slot may differ per instance, the
@@ -250,18 +256,6 @@ static inline void *coll_rdma_slot_payload(coll_rdma_window_t *win, size_t off)
     return win->base + off + COLL_RDMA_SLOT_HEADER;
 }
 
-/**
- * Offset of bcast ring slot for instance `seq`.  Counted from the first
- * instance, so that instance seq - bcast_slots (whose consumption the credit
- * checks) used the same slot even where the counter wraps through 0 and
- * bcast_slots does not divide 2^64.
- */
-static inline size_t coll_rdma_bcast_slot(const coll_rdma_window_t *win, uint64_t seq)
-{
-    return win->off_bcast
-           + (size_t) ((seq - win->seq_start) % (uint64_t) win->bcast_slots) * win->bcast_slot_size;
-}
-
 /** Offset of the bcast read ring slot for instance `seq`. */
 static inline size_t coll_rdma_bcast_read_slot(const coll_rdma_window_t *win, uint64_t seq)
 {
@@ -269,11 +263,6 @@ static inline size_t coll_rdma_bcast_read_slot(const coll_rdma_window_t *win, ui
            + (size_t) ((seq - win->seq_start) % (uint64_t) win->bcast_slots) * win->bcast_slot_size;
 }
 
-/** Offset of this rank's read-allreduce slot for instance `seq`. */
-static inline size_t coll_rdma_read_ar_slot(const coll_rdma_window_t *win, uint64_t seq)
-{
-    return win->off_read_ar + (size_t) (seq & 1) * win->read_ar_slot_size;
-}
 
 /** Offset of barrier flag slot index `i`. */
 static inline size_t coll_rdma_barrier_slot(const coll_rdma_window_t *win, int i)
@@ -295,37 +284,15 @@ static inline size_t coll_rdma_pw_slot(const coll_rdma_window_t *win, int i)
     return win->off_pw + (size_t) i * win->ar_slot_size;
 }
 
-static inline size_t coll_rdma_pw_step_slot(const coll_rdma_window_t *win, int step, uint64_t seq)
-{
-    return coll_rdma_pw_slot(win, 2 + 2 * step + (int) (seq & 1));
-}
 
 /**
- * Offset of packed slot `slot` of a region at `region` with halves of
- * `half` bytes (instance parity of `seq`), after `before` blocks of
- * `stride` bytes (see the layout above).
+ * Offset of packed slot `slot` of the half at `region`, after `before`
+ * blocks of `stride` bytes (see the layout above); plans name it with
+ * instance parity as coll_rdma_slot(that offset, half, 2).
  */
-static inline size_t coll_rdma_packed_slot(size_t region, size_t half, uint64_t seq, int slot,
-                                           long before, size_t stride)
+static inline size_t coll_rdma_packed_slot(size_t region, int slot, long before, size_t stride)
 {
-    return region + (size_t) (seq & 1) * half + (size_t) slot * COLL_RDMA_LINE
-           + (size_t) before * stride;
-}
-
-/** Offset of direct alltoall slot of source rank `source` for instance `seq`. */
-static inline size_t coll_rdma_a2a_direct_slot(const coll_rdma_window_t *win, uint64_t seq,
-                                               int source)
-{
-    size_t index = (size_t) (seq & 1) * (size_t) win->comm_size + (size_t) source;
-    return win->off_a2a_direct + index * win->a2a_direct_slot;
-}
-
-/** Offset of reduce slot index `i` (a child's slot at its parent) of instance `seq`. */
-static inline size_t coll_rdma_reduce_slot(const coll_rdma_window_t *win, uint64_t seq, int i)
-{
-    return win->off_reduce
-           + ((size_t) (seq % COLL_RDMA_REDUCE_DEPTH) * (size_t) win->reduce_children + (size_t) i)
-                 * win->reduce_slot_size;
+    return region + (size_t) slot * COLL_RDMA_LINE + (size_t) before * stride;
 }
 
 /** Offset of pairwise barrier flag `i`: COLL_RDMA_PW_FOLD, COLL_RDMA_PW_BACK, 2 + step. */
@@ -422,77 +389,5 @@ int coll_rdma_window_diss_slots(int comm_size, int n);
  */
 int coll_rdma_window_post(coll_rdma_window_t *win, int peer, size_t off, const void *src,
                           size_t bytes, uint64_t seq);
-
-/**
- * Wait until the local slot at `off` holds sequence number `seq` or later
- * (wrap-safe), polling with acquire loads and calling opal_progress() every
- * coll_rdma_poll_spins polls.
- */
-void coll_rdma_window_wait(coll_rdma_window_t *win, size_t off, uint64_t seq);
-
-/**
- * Wait until each of the `count` local slots at offs[] holds sequence number
- * `seq` or later.  Polls all of them in every pass, so the cache misses of
- * words that arrive together overlap instead of queuing one after another.
- * count <= 64.
- */
-void coll_rdma_window_wait_many(coll_rdma_window_t *win, const size_t *offs, int count,
-                                uint64_t seq);
-
-/**
- * Wait until the slot at `off` in `peer`'s window holds sequence number `seq`
- * or later, polling the peer's word through its mapping, and return the
- * address of that slot's payload there.  Only where win->all_direct.
- */
-const void *coll_rdma_window_wait_peer(coll_rdma_window_t *win, int peer, size_t off, uint64_t seq);
-
-/** Called for each rank's slot payload, in rank order (see below). */
-typedef void (*coll_rdma_visit_fn_t)(void *ctx, int rank, const void *payload);
-
-/**
- * Wait until the slot at `off` in every other rank's window holds sequence
- * number `seq` or later, polling all pending words in every pass.  With a
- * `visit` function, call it for every rank 0 .. P-1 (this one included) in
- * rank order, each as soon as that rank and all below it have arrived, so
- * that work on early arrivals overlaps the wait for late ones.  Only where
- * win->all_direct.  Afterwards coll_rdma_window_peer_payload() gives each
- * rank's payload.
- */
-void coll_rdma_window_wait_all_peers(coll_rdma_window_t *win, size_t off, uint64_t seq,
-                                     coll_rdma_visit_fn_t visit, void *ctx);
-
-/** Payload address of the slot at `off` in `peer`'s window (mapped). */
-static inline const void *coll_rdma_window_peer_payload(coll_rdma_window_t *win, int peer,
-                                                         size_t off)
-{
-    return win->peers[peer].direct + off + COLL_RDMA_SLOT_HEADER;
-}
-
-/**
- * Wait until `peer` has consumed bcast instance `seq` - bcast_slots, so that
- * ring slot seq % bcast_slots may be overwritten, at `peer` (credits, DESIGN.md
- * rule 3), or in this rank's read ring, from which `peer` copies.  Reads the peer's consumed word (a load, or a get), caching it.
- * Returns OMPI_SUCCESS or OMPI_ERROR.
- */
-int coll_rdma_window_credit(coll_rdma_window_t *win, int peer, uint64_t seq);
-
-/** Publish that this rank consumed bcast instance `seq` (store-release). */
-void coll_rdma_window_consumed(coll_rdma_window_t *win, uint64_t seq);
-
-/**
- * The same for the reduce rings: wait until `peer` consumed reduce instance
- * `seq` - COLL_RDMA_REDUCE_DEPTH, so that ring seq % depth may be written at
- * `peer`.  Returns OMPI_SUCCESS or OMPI_ERROR.
- */
-int coll_rdma_window_reduce_credit(coll_rdma_window_t *win, int peer, uint64_t seq);
-
-/** Publish that this rank consumed reduce instance `seq` (store-release). */
-void coll_rdma_window_reduce_consumed(coll_rdma_window_t *win, uint64_t seq);
-
-/**
- * Complete every put of the current call (remote completion): after it the
- * sources may be reused.  No-op when all peers are reached by stores.
- */
-int coll_rdma_window_complete(coll_rdma_window_t *win);
 
 #endif /* COLL_RDMA_WINDOW_H */
