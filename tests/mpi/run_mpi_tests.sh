@@ -472,6 +472,6 @@ IFS=: read -r _ tree_mca _ <<<"${NBC_SETS[1]}"
 TEST_COLL=$NBC_BIN case_ "nbc-mixed-tree-np5" 5 avx-off "$tree_mca" \
     "--only mixed,persist --calls 1500" "served:ibarrier:nway served:ibcast:knomial"
 TEST_COLL=$NBC_BIN case_ "nbc-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self" \
-    "--only each,mixed,persist --calls 300 --max-count 1000" "served:ibarrier:nway served:iallreduce:(ktree|pairwise)"
+    "--only each,mixed,persist --calls 300 --max-count 1000" "served:ibarrier:nway served:iallreduce:(ktree|pairwise|nway|bruck)"
 
 rdma_finish
