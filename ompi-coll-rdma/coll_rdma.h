@@ -18,6 +18,7 @@
  *   schedules (coll_rdma_sched.c)      pure arithmetic
  *   reduction (coll_rdma_op.c)         ompi_op_reduce with a start-up self-test
  *   window    (coll_rdma_window.c)     slots, sequence words, credits
+ *             (coll_rdma_layout.c)     its geometry: a pure function of config and size
  *   transport (coll_rdma_ucx.c)        UCP context, worker, endpoints, mem_map, rkeys
  */
 #ifndef MCA_COLL_RDMA_H

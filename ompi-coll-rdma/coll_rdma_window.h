@@ -224,6 +224,22 @@ typedef struct coll_rdma_window {
 size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, int coll, int alg);
 
 /**
+ * The geometry of a window of rank `rank` in a communicator of `comm_size`
+ * ranks under the agreed `cfg`: comm_size, rank, seq_start, every offset and
+ * slot size, the block caps, `size`, `scratch_size` and `regions`; nothing
+ * else of *win is touched.  Pure (coll_rdma_layout.c: no UCX, no component
+ * globals), so every rank computes the same and the unit tests lay out
+ * simulated windows with it.  Returns OMPI_SUCCESS, or OMPI_ERROR when the
+ * layout needs more than COLL_RDMA_MAX_REGIONS regions.
+ */
+int coll_rdma_window_layout(coll_rdma_window_t *win, const coll_rdma_config_t *cfg, int comm_size,
+                            int rank);
+
+/** Offset of the word of slot `s` of region `r` (see coll_rdma_region_t). */
+size_t coll_rdma_window_region_slot(const coll_rdma_window_t *win, const coll_rdma_region_t *r,
+                                    int s);
+
+/**
  * Allocate this rank's window for a communicator of `comm_size` ranks with the
  * geometry implied by `cfg`, every sequence word empty.  Returns NULL on failure, or when the
  * geometry needs more than coll_rdma_window_max_bytes, or when the process is

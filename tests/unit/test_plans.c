@@ -1,0 +1,322 @@
+/*
+ * The plan simulator's test (issue 11): every algorithm's real plan, for P
+ * ranks in one process, several calls back to back on every rank, under
+ * random interleavings, against simulated windows (tests/unit/plan_sim.c
+ * says what is checked).  No MPI, no UCX: the plan files, the window layout
+ * and the schedules are linked, the executor is not.
+ *
+ * Scenarios, per P and seed:
+ *   one algorithm  6 calls of it (16 scenarios, one per algorithm)
+ *   one collective 8 calls of its algorithms in random order, so that
+ *                  algorithms sharing a region or a counter alternate
+ *                  (nway/bruck, read/knomial bcast, ...)
+ *   mixed          10 calls of every collective, once with every window
+ *                  mapped and once over the put path
+ * Calls have random arguments at and around the limits (a slot's payload,
+ * a bcast segment, the ring's segments, fewer elements than ranks), roots
+ * other than 0, MPI_IN_PLACE, and persistent restarts (the same program
+ * run again with new contents).  The configuration (radices, n, slots,
+ * segment sizes, the first sequence number, near 2^64 to cross the wrap)
+ * is drawn per scenario.  P = 1..16 with three seeds, 17..20 with two, a
+ * sample up to 64 with one.
+ *
+ * Usage: test_plans [-v] [-p P] [-s seed] [-f family] [-n seeds]
+ *   -v  one line per scenario     -p, -s, -f  run only those (to reproduce)
+ *   -n  seeds 0 .. n-1 for every P (a longer search)
+ * Prints failures, then "N passed, M failed"; exits non-zero on failure.
+ */
+#include "plan_sim.h"
+
+#include "coll_rdma_sched.h"
+#include "coll_rdma_window.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_REPORT 10
+
+static const struct alg {
+    int coll, alg;
+    bool direct_only; /* needs every window mapped */
+} algs[] = {
+    {COLL_RDMA_BARRIER, COLL_RDMA_ALG_READ, true},
+    {COLL_RDMA_BARRIER, COLL_RDMA_ALG_NWAY, false},
+    {COLL_RDMA_BARRIER, COLL_RDMA_ALG_PAIRWISE, false},
+    {COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, true},
+    {COLL_RDMA_BCAST, COLL_RDMA_ALG_KNOMIAL, false},
+    {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_READ, true},
+    {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_PAIRWISE, false},
+    {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_KTREE, false},
+    {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_NWAY, false},
+    {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_BRUCK, false},
+    {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_RING, false},
+    {COLL_RDMA_REDUCE, COLL_RDMA_ALG_KNOMIAL, false},
+    {COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_BRUCK, false},
+    {COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_RING, false},
+    {COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_BRUCK, false},
+    {COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_DIRECT, false},
+};
+#define NALGS ((int) (sizeof(algs) / sizeof(algs[0])))
+/* families: 0 .. NALGS-1 one algorithm, then one collective each, then mixed (mapped, put path) */
+#define FAM_COLL NALGS
+#define FAM_MIX (NALGS + COLL_RDMA_NCOLLS)
+#define NFAMS (FAM_MIX + 2)
+
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+    uint64_t x = (rng += 0x9e3779b97f4a7c15ULL);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+static int pick(int n)
+{
+    return (int) (rnd() % (uint64_t) n);
+}
+
+#define PICK(...)                                                                                  \
+    ((const long long[]){__VA_ARGS__}[pick(sizeof((const long long[]){__VA_ARGS__})              \
+                                           / sizeof(long long))])
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+static void random_config(coll_rdma_config_t *cfg, int P)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->min_comm_size = 1;
+    cfg->barrier_nway_n = (int) PICK(1, 2, 3, 5);
+    cfg->bcast_radix = 2 + pick(3);
+    cfg->bcast_slots = (int) PICK(2, 3, 8);
+    cfg->bcast_segment_bytes = (size_t) PICK(64, 72, 128);
+    cfg->bcast_max_bytes = cfg->bcast_segment_bytes * (size_t) PICK(3, 9);
+    cfg->allreduce_ktree_degree = 1 + pick(3);
+    cfg->allreduce_nway_n = 1 + pick(3);
+    cfg->allreduce_bruck_n = 1 + pick(3);
+    cfg->allreduce_max_bytes = 4096;
+    cfg->allreduce_short_max_bytes = (size_t) PICK(96, 160);
+    cfg->allreduce_read_max_bytes = (size_t) PICK(32, 48, 160);
+    cfg->allreduce_ring_segment_bytes = (size_t) PICK(64, 80, 128);
+    cfg->allreduce_ring_slots = 2 + pick(3);
+    cfg->allreduce_ring_max_ranks = 8;
+    /* blocks that are no multiple of 8: the packed Bruck slots' stride is rounded up */
+    cfg->allgather_max_bytes = (size_t) PICK(8, 13, 24, 40);
+    cfg->alltoall_max_bytes = (size_t) PICK(8, 13, 24, 37);
+    cfg->reduce_radix = 2 + pick(3);
+    cfg->reduce_max_bytes = (size_t) PICK(64, 160);
+    if (P <= 8 && 0 == pick(8)) {
+        /* the region budget caps the blocks (coll_rdma_window_block_cap), not *_max_bytes */
+        cfg->allgather_max_bytes = cfg->alltoall_max_bytes = cfg->reduce_max_bytes = 1 << 20;
+    }
+    /* near 2^64 the counters and parities cross the wrap within a scenario */
+    cfg->debug_seq_start = (uint64_t) PICK(1, 1, 1000, -3LL);
+}
+
+/* A size in [1, max]: the limits and around them, or any. */
+static size_t some_size(size_t max)
+{
+    size_t v = (size_t) PICK(1, 2, (long long) max - 1, (long long) max, 0, 0);
+    if (0 == v) {
+        v = 1 + (size_t) pick((int) max);
+    }
+    return v < 1 ? 1 : (v > max ? max : v);
+}
+
+static void make_call(sim_scenario_t *sc, int i, int k)
+{
+    sim_call_t *c = &sc->calls[i];
+    const coll_rdma_config_t *cfg = &sc->cfg;
+    coll_rdma_nway_plan_t plan;
+    coll_rdma_window_t w;
+    int P = sc->P;
+
+    memset(c, 0, sizeof(*c));
+    memset(&w, 0, sizeof(w));
+    coll_rdma_window_layout(&w, cfg, P, 0);
+    c->coll = algs[k].coll;
+    c->alg = algs[k].alg;
+    c->root = pick(P);
+    c->in_place = pick(10) < 3;
+    c->replay_of = -1;
+    /* the decision layer's substitution: nway has no plan for this (n, P) */
+    if (COLL_RDMA_ALG_NWAY == c->alg && COLL_RDMA_ALLREDUCE == c->coll
+        && 0 != coll_rdma_nway_plan(P, cfg->allreduce_nway_n, &plan)) {
+        c->alg = COLL_RDMA_ALG_BRUCK;
+    }
+    switch (c->coll) {
+    case COLL_RDMA_BCAST:
+        /* read: segmented up to bcast_max_bytes; knomial: one segment */
+        c->bytes = some_size(COLL_RDMA_ALG_KNOMIAL == c->alg ? cfg->bcast_segment_bytes
+                             : pick(2)                       ? cfg->bcast_max_bytes
+                                                             : cfg->bcast_segment_bytes + 1);
+        break;
+    case COLL_RDMA_ALLREDUCE:
+        if (COLL_RDMA_ALG_RING == c->alg) {
+            size_t seg = cfg->allreduce_ring_segment_bytes / SIM_ELEM, max = 4 * (size_t) P + 8;
+            c->count = (size_t) PICK(1, P - 1, P, P + 1, (long long) (seg * P),
+                                     (long long) (seg * P + 1), 0, 0);
+            c->count = 0 == c->count ? some_size(max) : c->count;
+            c->count = c->count < 1 ? 1 : min_size(c->count, cfg->allreduce_max_bytes / SIM_ELEM);
+        } else if (COLL_RDMA_ALG_READ == c->alg) {
+            c->count = some_size(cfg->allreduce_read_max_bytes / SIM_ELEM);
+        } else {
+            c->count = some_size(min_size(cfg->allreduce_short_max_bytes,
+                                          cfg->allreduce_max_bytes) / SIM_ELEM);
+        }
+        c->bytes = c->count * SIM_ELEM;
+        break;
+    case COLL_RDMA_REDUCE:
+        c->count = some_size(w.reduce_bytes / SIM_ELEM);
+        c->bytes = c->count * SIM_ELEM;
+        break;
+    case COLL_RDMA_ALLGATHER:
+    case COLL_RDMA_ALLTOALL:
+        c->bytes = some_size(coll_rdma_window_block_cap(cfg, P, c->coll, c->alg));
+        break;
+    default:
+        c->in_place = false;
+        break;
+    }
+    /* a persistent restart of an earlier call, now and then */
+    if (i > 0 && 0 == pick(4)) {
+        int j = pick(i);
+        if (sc->calls[j].replay_of < 0) {
+            *c = sc->calls[j];
+            c->replay_of = j;
+        }
+    }
+}
+
+static int random_alg(int coll, bool all_direct)
+{
+    for (;;) {
+        int k = pick(NALGS);
+        if ((coll < 0 || algs[k].coll == coll) && (all_direct || !algs[k].direct_only)) {
+            return k;
+        }
+    }
+}
+
+static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
+{
+    rng = seed * 1000003ULL + (uint64_t) P * 7919ULL + (uint64_t) fam;
+    memset(sc, 0, sizeof(*sc));
+    sc->P = P;
+    sc->seed = rnd();
+    random_config(&sc->cfg, P);
+    if (fam < NALGS) {
+        sc->all_direct = algs[fam].direct_only || pick(2);
+        sc->ncalls = 6;
+    } else if (fam < FAM_MIX) {
+        sc->all_direct = pick(2);
+        sc->ncalls = 8;
+    } else {
+        sc->all_direct = FAM_MIX == fam;
+        sc->ncalls = 10;
+    }
+    for (int i = 0; i < sc->ncalls; ++i) {
+        int k = fam < NALGS    ? fam
+                : fam < FAM_MIX ? random_alg(fam - FAM_COLL, sc->all_direct)
+                                : random_alg(-1, sc->all_direct);
+        make_call(sc, i, k);
+    }
+}
+
+static void describe(const sim_scenario_t *sc, int fam, uint64_t seed)
+{
+    printf("  reproduce: test_plans -p %d -s %llu -f %d (%s, %s; seq_start %llu)\n", sc->P,
+           (unsigned long long) seed, fam,
+           fam < NALGS ? "one algorithm" : fam < FAM_MIX ? "one collective" : "mixed",
+           sc->all_direct ? "all mapped" : "put path",
+           (unsigned long long) sc->cfg.debug_seq_start);
+    for (int i = 0; i < sc->ncalls; ++i) {
+        const sim_call_t *c = &sc->calls[i];
+        printf("  call %d: %s %s bytes %zu root %d%s", i, sim_coll_name(c->coll),
+               sim_alg_name(c->alg), c->bytes, c->root, c->in_place ? " in place" : "");
+        if (c->replay_of >= 0) {
+            printf(" (restart of call %d)", c->replay_of);
+        }
+        printf("\n");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    /* P = 1..20 in full, then a sample up to 64 (powers of two and their neighbours) */
+    static const int big[] = {23, 24, 27, 31, 32, 33, 40, 47, 48, 63, 64};
+    int only_p = 0, only_f = -1, verbose = 0, passed = 0, failed = 0, nseeds = 0;
+    long long only_s = -1;
+    sim_stats_t st;
+    clock_t t0 = clock();
+
+    for (int a = 1; a < argc; ++a) {
+        if (0 == strcmp(argv[a], "-v")) {
+            verbose = 1;
+        } else if (a + 1 < argc && 0 == strcmp(argv[a], "-p")) {
+            only_p = atoi(argv[++a]);
+        } else if (a + 1 < argc && 0 == strcmp(argv[a], "-s")) {
+            only_s = atoll(argv[++a]);
+        } else if (a + 1 < argc && 0 == strcmp(argv[a], "-f")) {
+            only_f = atoi(argv[++a]);
+        } else if (a + 1 < argc && 0 == strcmp(argv[a], "-n")) {
+            nseeds = atoi(argv[++a]);
+        } else {
+            fprintf(stderr, "usage: %s [-v] [-p P] [-s seed] [-f family 0..%d] [-n seeds]\n",
+                    argv[0], NFAMS - 1);
+            return 2;
+        }
+    }
+    memset(&st, 0, sizeof(st));
+    for (int x = 0; x < 20 + (int) (sizeof(big) / sizeof(big[0])); ++x) {
+        int P = only_p > 0 ? only_p : x < 20 ? x + 1 : big[x - 20];
+        int seeds = nseeds > 0 ? nseeds : P <= 16 ? 3 : P <= 20 ? 2 : 1;
+
+        if (only_p > 0 && x > 0) {
+            break;
+        }
+        for (uint64_t seed = 0; seed < (uint64_t) (only_s >= 0 ? 1 : seeds); ++seed) {
+            uint64_t s = only_s >= 0 ? (uint64_t) only_s : seed;
+            for (int fam = 0; fam < NFAMS; ++fam) {
+                sim_scenario_t sc;
+                char err[2048];
+
+                if (only_f >= 0 && fam != only_f) {
+                    continue;
+                }
+                make_scenario(&sc, P, s, fam);
+                if (0 == sim_run(&sc, &st, err, sizeof(err))) {
+                    ++passed;
+                    if (verbose) {
+                        size_t most = 0;
+                        for (int i = 0; i < sc.ncalls; ++i) {
+                            most = sc.calls[i].bytes > most ? sc.calls[i].bytes : most;
+                        }
+                        printf("ok   P=%d seed=%llu family=%d (%d calls, up to %zu bytes%s)\n", P,
+                               (unsigned long long) s, fam, sc.ncalls, most,
+                               sc.all_direct ? "" : ", put path");
+                    }
+                    continue;
+                }
+                if (failed++ < MAX_REPORT) {
+                    printf("FAIL P=%d seed=%llu family=%d: %s\n", P, (unsigned long long) s, fam,
+                           err);
+                    describe(&sc, fam, s);
+                }
+            }
+        }
+    }
+    printf("plans: %llu actions, %llu would-block, %llu slot writes (%llu over the put path, "
+           "%llu reusing a slot), %.1f s\n",
+           (unsigned long long) st.actions, (unsigned long long) st.blocked,
+           (unsigned long long) st.posts, (unsigned long long) st.deferred,
+           (unsigned long long) st.overwrites, (double) (clock() - t0) / CLOCKS_PER_SEC);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed > 0 ? 1 : 0;
+}
