@@ -100,11 +100,13 @@ OUTDIR=$(cd "$OUTDIR" && pwd)
 if [ -z "$REPLOT" ]; then
 # ---- the benchmark binary ----
 if [ -z "${BENCH:-}" ]; then
-    if [ -x "$BUILDDIR/bench/coll_bench" ] && [ ! "$BUILDDIR/bench/coll_bench" -ot "$SRCDIR/coll_bench.c" ]; then
-        BENCH=$BUILDDIR/bench/coll_bench
-    else
+    BENCH=$BUILDDIR/bench/coll_bench
+    for f in coll_bench.c bench_check.c bench_check.h; do
+        [ -x "$BENCH" ] && [ ! "$BENCH" -ot "$SRCDIR/$f" ] || BENCH=
+    done
+    if [ -z "$BENCH" ]; then
         BENCH=$OUTDIR/coll_bench
-        mpicc -O2 -Wall -Wextra "$SRCDIR/coll_bench.c" -o "$BENCH" || die "cannot build $BENCH"
+        mpicc -O2 -Wall -Wextra "$SRCDIR/coll_bench.c" "$SRCDIR/bench_check.c" -o "$BENCH" || die "cannot build $BENCH"
     fi
 fi
 [ -x "$BENCH" ] || die "BENCH=$BENCH is not executable"
