@@ -211,12 +211,14 @@ for rep in $(seq 1 "$REPS"); do
         for cfg in "${ORDER[@]}"; do
             out=$OUTDIR/raw/$coll.$cfg.r$rep.txt
             shm_snapshot >"$SNAP"
+            load0=$(cut -d' ' -f1 /proc/loadavg)
             # shellcheck disable=SC2046
             timeout -k 10 "$TMO" mpirun -np "$NP" "${BIND[@]}" \
                 --mca orte_tmpdir_base "$RUNTMP" --mca btl_vader_backing_directory "$SHMDIR" \
                 $(cfg_args "$cfg") $VERBOSE "$BENCH" -c "$coll" -m "$sizes" "${BARGS[@]}" \
                 >"$out" 2>"${out%.txt}.err"
             rc=$?
+            echo "$rep $coll $cfg rc=$rc load1=$load0..$(cut -d' ' -f1 /proc/loadavg) end=$(date +%s)" >>"$OUTDIR/runs.log"
             [ $rc -eq 0 ] || reap_ranks
             shm_cleanup "$SNAP"
             if [ $rc -ne 0 ]; then
