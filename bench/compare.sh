@@ -32,7 +32,9 @@ usage: $0 [options]
   -i ITERS     timed iterations per size (default: coll_bench's)
   -x WARMUP    warmup iterations per size (default: coll_bench's)
   -r REPS      repetitions of every configuration (default $REPS)
-  -C LIST      configurations among rdma,tuned,sm,han (default $CONFIGS)
+  -C LIST      configurations among rdma,tuned,sm,han (default $CONFIGS); any other
+               NAME runs with the mpirun arguments in \$CFG_NAME, e.g.
+               CFG_rdmabfb="--mca coll_rdma_barrier_algorithm fallback"
   -o OUTDIR    output directory (default bench/results/<date>)
   -p           PNG plots with gnuplot
   -k avg|median  statistic tabulated (default $KEY: slowest rank's mean)
@@ -83,7 +85,11 @@ NAMES=$(IFS=,; echo "${COLL_NAMES[*]}")
 coll_sizes() { case $1 in *:*:*) echo "${1#*:}" ;; *) echo "$MSIZES" ;; esac; }
 IFS=, read -r -a CFG_LIST <<<"$CONFIGS"
 for c in "${CFG_LIST[@]}"; do
-    case $c in rdma|tuned|sm|han) ;; *) die "unknown configuration '$c' (rdma,tuned,sm,han)" ;; esac
+    case $c in
+    rdma|tuned|sm|han) ;;
+    *) [[ $c =~ ^[A-Za-z0-9_]+$ ]] && v=CFG_$c && [ -n "${!v+set}" ] ||
+           die "unknown configuration '$c' (rdma,tuned,sm,han, or NAME with its mpirun arguments in \$CFG_NAME)" ;;
+    esac
 done
 
 if [ -z "$REPLOT" ]; then
@@ -175,6 +181,7 @@ cfg_args() {
     tuned) echo "--mca coll ^rdma" ;;
     sm)    echo "--mca coll ^rdma --mca coll_sm_priority 95" ;;
     han)   echo "--mca coll ^rdma --mca coll_han_priority 95" ;;
+    *)     v=CFG_$1; echo "${!v}" ;;
     esac
 }
 

@@ -8,10 +8,14 @@
 #     for a collective when every rank counted at least as many calls of it
 #     handed to the fallback for a reason other than warmup as the run timed
 #     (so the bench's own small reductions never decide);
-#  2. series: compare.sh -C rdma,tuned -V, REPS interleaved repetitions, each
-#     collective at its handed-on sizes and pingpong at -p sizes;
-#  3. spread-avg.md and spread-median.md (compare.sh's spread.md for both
-#     statistics) and the statistics of the measured rdma runs.
+#  2. series: compare.sh -C rdma,tuned,tuned2 -V, REPS interleaved
+#     repetitions, each collective at its handed-on sizes and pingpong at -p
+#     sizes; tuned2 is tuned again (--mca coll ^rdma), the A/A control: its
+#     ratios to tuned are what noise alone gives;
+#  3. report.md: the statistics of the measured rdma runs, per collective
+#     the paired ratios pooled over sizes and repetitions (rdma/tuned next to
+#     tuned2/tuned), and spread-avg.md and spread-median.md (compare.sh's
+#     spread.md for both statistics).
 #
 # usage: bench/handed_on.sh [-n NP] [-r REPS] [-c LIST] [-m MIN:MAX] [-p MIN:MAX]
 #                           [-o OUTDIR] [-a "ARGS"] [-s SIZES_FILE]
@@ -22,6 +26,7 @@
 #   -p MIN:MAX  pingpong sizes (default 8:1048576; -p none: no pingpong)
 #   -o OUTDIR   (default bench/results/handed-on-np<NP>-<date>)
 #   -a "ARGS"   more coll_bench arguments for the series (e.g. "-i 200")
+#   -Z          no tuned2 (A/A control) configuration
 #   -s FILE     skip the probe: FILE holds "COLL MIN MAX" lines (e.g. an earlier
 #               OUTDIR/handed-on.txt)
 # env: BUILDDIR, BENCH as for compare.sh.
@@ -36,7 +41,9 @@ OUTDIR=
 EXTRA=
 SIZES_FILE=
 PROBE_ITERS=20
-while getopts "n:r:c:m:p:o:a:s:h" opt; do
+CONFIGS=rdma,tuned,tuned2
+export CFG_tuned2="--mca coll ^rdma"
+while getopts "n:r:c:m:p:o:a:s:Zh" opt; do
     case $opt in
     n) NP=$OPTARG ;;
     r) REPS=$OPTARG ;;
@@ -46,7 +53,8 @@ while getopts "n:r:c:m:p:o:a:s:h" opt; do
     o) OUTDIR=$OPTARG ;;
     a) EXTRA=$OPTARG ;;
     s) SIZES_FILE=$OPTARG ;;
-    *) sed -n '2,29p' "$0"; exit 2 ;;
+    Z) CONFIGS=rdma,tuned ;;
+    *) sed -n '2,35p' "$0"; exit 2 ;;
     esac
 done
 die() { echo "handed_on.sh: error: $*" >&2; exit 1; }
@@ -125,14 +133,51 @@ SPEC=$(awk '{printf "%s%s:%s:%s", (NR > 1 ? "," : ""), $1, $2, $3}' "$SIZES_FILE
 [ "$PSIZES" = none ] || SPEC=$SPEC,pingpong:$PSIZES
 echo "handed_on.sh: series -c $SPEC, $REPS repetitions" >&2
 SERIES=$OUTDIR/series
-bash "$SRCDIR/compare.sh" -n "$NP" -r "$REPS" -C rdma,tuned -V -c "$SPEC" ${EXTRA:+-a "$EXTRA"} \
+bash "$SRCDIR/compare.sh" -n "$NP" -r "$REPS" -C "$CONFIGS" -V -c "$SPEC" ${EXTRA:+-a "$EXTRA"} \
     -o "$SERIES" >"$OUTDIR/series.log" 2>&1
 rc=$?
 cp "$SERIES/spread.md" "$OUTDIR/spread-avg.md"
-bash "$SRCDIR/compare.sh" -n "$NP" -r "$REPS" -C rdma,tuned -c "$SPEC" -k median -R "$SERIES" >/dev/null 2>&1
+bash "$SRCDIR/compare.sh" -n "$NP" -r "$REPS" -C "$CONFIGS" -c "$SPEC" -k median -R "$SERIES" >/dev/null 2>&1
 cp "$SERIES/spread.md" "$OUTDIR/spread-median.md"
 
 # ---- 3. report ----
+# pooled COL: per collective and configuration X, the ratios X/tuned of the
+# runs of one repetition, over every size and repetition
+pooled() {
+    awk -v col="$1" -v cfgs="$CONFIGS" '
+    function sort(a, n,   i, j, t) {
+        for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    }
+    function q(a, n, f,   x, i) { x = 1 + f * (n - 1); i = int(x); return i >= n ? a[n] : a[i] + (x - i) * (a[i + 1] - a[i]) }
+    FNR == 1 { n = split(FILENAME, p, "/"); split(p[n], b, "."); coll = b[1]; cfg = b[2]; r = b[3]; if (!(coll in seen)) { seen[coll] = 1; order[++nc] = coll } }
+    /^#/ || NF < col { next }
+    { v[coll SUBSEP cfg SUBSEP $1 SUBSEP r] = $col + 0; keys[coll SUBSEP $1 SUBSEP r] = 1 }
+    END {
+        ng = split(cfgs, G, ",")
+        printf "| collective |"; for (g = 1; g <= ng; g++) if (G[g] != "tuned") printf " %s/tuned: median [25th-75th] (5th-95th) | slower | reps slower |", G[g]; print ""
+        printf "|---|"; for (g = 1; g <= ng; g++) if (G[g] != "tuned") printf "---:|---:|---:|"; print ""
+        for (c = 1; c <= nc; c++) {
+            printf "| %s |", order[c]
+            for (g = 1; g <= ng; g++) if (G[g] != "tuned") {
+                n = 0; slow = 0; delete a; delete lr; delete nr
+                for (k in keys) {
+                    split(k, kk, SUBSEP); if (kk[1] != order[c]) continue
+                    x = order[c] SUBSEP G[g] SUBSEP kk[2] SUBSEP kk[3]; t = order[c] SUBSEP "tuned" SUBSEP kk[2] SUBSEP kk[3]
+                    if ((x in v) && (t in v) && v[t] > 0 && v[x] > 0) {
+                        a[++n] = v[x] / v[t]; if (v[x] > v[t]) slow++
+                        lr[kk[3]] += log(v[x] / v[t]); nr[kk[3]]++
+                    }
+                }
+                sort(a, n)
+                # per repetition the geometric mean over sizes: its sizes share one pair of runs
+                m = 0; rs = 0; for (r in nr) { m++; if (lr[r] > 0) rs++ }
+                if (n) printf " %.3f [%.3f-%.3f] (%.2f-%.2f) | %d/%d | %d/%d |", q(a, n, .5), q(a, n, .25), q(a, n, .75), q(a, n, .05), q(a, n, .95), slow, n, rs, m
+                else printf " - | - | - |"
+            }
+            print ""
+        }
+    }' "$SERIES"/raw/*.txt
+}
 {
     echo "# Handed-on sizes and point-to-point, with and without coll/rdma"
     echo
@@ -151,6 +196,21 @@ cp "$SERIES/spread.md" "$OUTDIR/spread-median.md"
         cat "$SERIES"/raw/"$c".rdma.r*.err 2>/dev/null | stats /dev/stdin "$c" |
             awk -v c="$c" '{ s += $2; h += $3; w = $4 } END { printf "    %s: served %d, handed on %d (%s)\n", c, s, h, w }'
     done
+    echo
+    echo "## Pooled over sizes and repetitions"
+    echo
+    echo "Ratios of the runs of one repetition (adjacent in time), every size of the collective; slower: pairs"
+    echo "in which X took longer; reps slower: repetitions whose geometric mean ratio over the sizes is above 1"
+    echo "(the sizes of one repetition share one pair of runs, so this is the count to judge)."
+    [ "$CONFIGS" = rdma,tuned ] || echo "tuned2 is tuned again: what noise alone gives."
+    echo
+    echo "Median statistic:"
+    echo
+    pooled 5
+    echo
+    echo "Avg statistic:"
+    echo
+    pooled 2
     echo
     echo "## Avg statistic (slowest rank's mean)"
     echo
