@@ -19,29 +19,37 @@ TMO=300
 EXTRA=
 KEY=avg
 REPLOT=
+VERBOSE=
 
 usage() {
     cat <<EOF
 usage: $0 [options]
   -n NP        ranks (default $NP)
-  -c LIST      collectives, comma separated (default $COLLS)
+  -c LIST      collectives, comma separated (default $COLLS); an entry
+               COLL:MIN:MAX gives that collective its own sizes instead of -m;
+               also commdup and pingpong (point-to-point, ranks 0 and 1)
   -m MIN:MAX   sizes in bytes (default $MSIZES; barrier always size 0)
   -i ITERS     timed iterations per size (default: coll_bench's)
   -x WARMUP    warmup iterations per size (default: coll_bench's)
   -r REPS      repetitions of every configuration (default $REPS)
-  -C LIST      configurations among rdma,tuned,sm,han (default $CONFIGS)
+  -C LIST      configurations among rdma,tuned,sm,han (default $CONFIGS); any other
+               NAME runs with the mpirun arguments in \$CFG_NAME, e.g.
+               CFG_rdmabfb="--mca coll_rdma_barrier_algorithm fallback"
   -o OUTDIR    output directory (default bench/results/<date>)
   -p           PNG plots with gnuplot
   -k avg|median  statistic tabulated (default $KEY: slowest rank's mean)
   -a "ARGS"    extra coll_bench arguments (e.g. "-F" or "-v")
   -T SECONDS   timeout of each mpirun (default $TMO)
+  -V           coll/rdma's statistics in raw/*.err: --mca coll_rdma_verbose 1 in
+               every configuration (coll/rdma counts every call anyway; only
+               configurations that load it print)
   -R DIR       run nothing: tabulate (and plot with -p) the raw results already
                in DIR (e.g. copied from another machine); give the same -n -c -C -r
 env: BUILDDIR (default repository root), BENCH (coll_bench binary)
 EOF
 }
 
-while getopts "n:c:m:i:x:r:C:o:pk:a:T:R:h" opt; do
+while getopts "n:c:m:i:x:r:C:o:pk:a:T:R:Vh" opt; do
     case $opt in
     n) NP=$OPTARG ;;
     c) COLLS=$OPTARG ;;
@@ -56,6 +64,7 @@ while getopts "n:c:m:i:x:r:C:o:pk:a:T:R:h" opt; do
     a) EXTRA=$OPTARG ;;
     T) TMO=$OPTARG ;;
     R) REPLOT=$OPTARG; OUTDIR=$OPTARG ;;
+    V) VERBOSE="--mca coll_rdma_verbose 1" ;;
     h) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -69,9 +78,18 @@ case $KEY in avg) KCOL=2 ;; median) KCOL=5 ;; *) die "-k must be avg or median" 
 [[ $NP =~ ^[0-9]+$ && $NP -ge 1 ]] || die "bad -n $NP"
 [[ $REPS =~ ^[0-9]+$ && $REPS -ge 1 ]] || die "bad -r $REPS"
 IFS=, read -r -a COLL_LIST <<<"$COLLS"
+# COLL or COLL:MIN:MAX -> names (COLL_NAMES, NAMES) and sizes (coll_sizes)
+COLL_NAMES=()
+for e in "${COLL_LIST[@]}"; do COLL_NAMES+=("${e%%:*}"); done
+NAMES=$(IFS=,; echo "${COLL_NAMES[*]}")
+coll_sizes() { case $1 in *:*:*) echo "${1#*:}" ;; *) echo "$MSIZES" ;; esac; }
 IFS=, read -r -a CFG_LIST <<<"$CONFIGS"
 for c in "${CFG_LIST[@]}"; do
-    case $c in rdma|tuned|sm|han) ;; *) die "unknown configuration '$c' (rdma,tuned,sm,han)" ;; esac
+    case $c in
+    rdma|tuned|sm|han) ;;
+    *) [[ $c =~ ^[A-Za-z0-9_]+$ ]] && v=CFG_$c && [ -n "${!v+set}" ] ||
+           die "unknown configuration '$c' (rdma,tuned,sm,han, or NAME with its mpirun arguments in \$CFG_NAME)" ;;
+    esac
 done
 
 if [ -z "$REPLOT" ]; then
@@ -100,11 +118,13 @@ OUTDIR=$(cd "$OUTDIR" && pwd)
 if [ -z "$REPLOT" ]; then
 # ---- the benchmark binary ----
 if [ -z "${BENCH:-}" ]; then
-    if [ -x "$BUILDDIR/bench/coll_bench" ] && [ ! "$BUILDDIR/bench/coll_bench" -ot "$SRCDIR/coll_bench.c" ]; then
-        BENCH=$BUILDDIR/bench/coll_bench
-    else
+    BENCH=$BUILDDIR/bench/coll_bench
+    for f in coll_bench.c bench_check.c bench_check.h; do
+        [ -x "$BENCH" ] && [ ! "$BENCH" -ot "$SRCDIR/$f" ] || BENCH=
+    done
+    if [ -z "$BENCH" ]; then
         BENCH=$OUTDIR/coll_bench
-        mpicc -O2 -Wall -Wextra "$SRCDIR/coll_bench.c" -o "$BENCH" || die "cannot build $BENCH"
+        mpicc -O2 -Wall -Wextra "$SRCDIR/coll_bench.c" "$SRCDIR/bench_check.c" -o "$BENCH" || die "cannot build $BENCH"
     fi
 fi
 [ -x "$BENCH" ] || die "BENCH=$BENCH is not executable"
@@ -161,6 +181,7 @@ cfg_args() {
     tuned) echo "--mca coll ^rdma" ;;
     sm)    echo "--mca coll ^rdma --mca coll_sm_priority 95" ;;
     han)   echo "--mca coll ^rdma --mca coll_han_priority 95" ;;
+    *)     v=CFG_$1; echo "${!v}" ;;
     esac
 }
 
@@ -178,23 +199,33 @@ BARGS=(-f)
     echo "bench: $BENCH ${BARGS[*]} -m $MSIZES"
     echo "np=$NP reps=$REPS configs=$CONFIGS colls=$COLLS binding=${BIND[*]} statistic=$KEY"
     echo "OMPI_MCA_mca_base_component_path=$OMPI_MCA_mca_base_component_path"
-    for c in "${CFG_LIST[@]}"; do echo "config $c: mpirun $(cfg_args "$c")"; done
+    echo "load before: $(cat /proc/loadavg)"
+    for c in "${CFG_LIST[@]}"; do echo "config $c: mpirun $(cfg_args "$c")${VERBOSE:+ $VERBOSE}"; done
 } >"$OUTDIR/meta.txt"
 
 SNAP=$RUNTMP/shm.before
 FAILED=0
 T_START=$(date +%s)
 for rep in $(seq 1 "$REPS"); do
-    for coll in "${COLL_LIST[@]}"; do
-        for cfg in "${CFG_LIST[@]}"; do
+    # configurations in a rotated order each repetition (rdma,tuned then
+    # tuned,rdma, ...), so that neither always runs first
+    NCFG=${#CFG_LIST[@]}
+    ORDER=()
+    for i in $(seq 0 $((NCFG - 1))); do ORDER+=("${CFG_LIST[$(((i + rep - 1) % NCFG))]}"); done
+    for entry in "${COLL_LIST[@]}"; do
+        coll=${entry%%:*}
+        sizes=$(coll_sizes "$entry")
+        for cfg in "${ORDER[@]}"; do
             out=$OUTDIR/raw/$coll.$cfg.r$rep.txt
             shm_snapshot >"$SNAP"
+            load0=$(cut -d' ' -f1 /proc/loadavg)
             # shellcheck disable=SC2046
             timeout -k 10 "$TMO" mpirun -np "$NP" "${BIND[@]}" \
                 --mca orte_tmpdir_base "$RUNTMP" --mca btl_vader_backing_directory "$SHMDIR" \
-                $(cfg_args "$cfg") "$BENCH" -c "$coll" -m "$MSIZES" "${BARGS[@]}" \
+                $(cfg_args "$cfg") $VERBOSE "$BENCH" -c "$coll" -m "$sizes" "${BARGS[@]}" \
                 >"$out" 2>"${out%.txt}.err"
             rc=$?
+            echo "$rep $coll $cfg rc=$rc load1=$load0..$(cut -d' ' -f1 /proc/loadavg) end=$(date +%s)" >>"$OUTDIR/runs.log"
             [ $rc -eq 0 ] || reap_ranks
             shm_cleanup "$SNAP"
             if [ $rc -ne 0 ]; then
@@ -210,7 +241,7 @@ for rep in $(seq 1 "$REPS"); do
     done
 done
 T_END=$(date +%s)
-echo "runs: $((T_END - T_START)) s, failed: $FAILED" >>"$OUTDIR/meta.txt"
+{ echo "load after: $(cat /proc/loadavg)"; echo "runs: $((T_END - T_START)) s, failed: $FAILED"; } >>"$OUTDIR/meta.txt"
 fi # REPLOT
 
 # ---- table: median over repetitions ----
@@ -218,7 +249,7 @@ TABLE=$OUTDIR/table.md
 shopt -s nullglob
 RAW=("$OUTDIR"/raw/*.txt)
 shopt -u nullglob
-awk -v kcol="$KCOL" -v colls="$COLLS" -v cfgs="$CONFIGS" -v key="$KEY" '
+awk -v kcol="$KCOL" -v colls="$NAMES" -v cfgs="$CONFIGS" -v key="$KEY" '
 function median(s,   n, a, i, j, t) {
     n = split(s, a, " ")
     for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -255,6 +286,61 @@ END {
 { echo; echo '```'; cat "$OUTDIR/meta.txt"; echo '```'; } >>"$TABLE"
 cat "$TABLE"
 
+# ---- spread over repetitions; ratios of the runs of one repetition ----
+SPREAD=$OUTDIR/spread.md
+awk -v kcol="$KCOL" -v colls="$NAMES" -v cfgs="$CONFIGS" -v key="$KEY" '
+function sort(a, n,   i, j, t) {
+    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+}
+function q(a, n, f,   x, i) {   # quantile f of sorted a[1..n], linear interpolation
+    x = 1 + f * (n - 1); i = int(x)
+    return i >= n ? a[n] : a[i] + (x - i) * (a[i + 1] - a[i])
+}
+FNR == 1 { n = split(FILENAME, p, "/"); split(p[n], b, "."); coll = b[1]; cfg = b[2]; r = substr(b[3], 2) + 0 }
+/^#/ || NF < kcol { next }
+{ v[coll SUBSEP cfg SUBSEP $1 SUBSEP r] = $kcol + 0; sizes[coll SUBSEP $1] = 1; if (r > maxr) maxr = r }
+END {
+    nc = split(colls, C, ","); ng = split(cfgs, G, ",")
+    base = 0; for (g = 1; g <= ng; g++) if (G[g] == "tuned") base = g
+    print "Spread over repetitions of the " (key == "avg" ? "Avg column (slowest rank'"'"'s mean)" : "Median column (slowest rank'"'"'s median)") ", microseconds: median [min, max]."
+    if (base) {
+        print "X/tuned: ratio of the medians; paired: the ratios of the runs of one repetition (adjacent in time),"
+        print "median [25th-75th percentile] (min-max); slower: repetitions in which X took longer than tuned."
+    }
+    hdr = "| collective | size (B) |"; sep = "|---|---:|"
+    for (g = 1; g <= ng; g++) { hdr = hdr " " G[g] " (us) |"; sep = sep "---:|" }
+    if (base) for (g = 1; g <= ng; g++) if (g != base) {
+        hdr = hdr " " G[g] "/tuned | paired | slower |"; sep = sep "---:|---:|---:|"
+    }
+    print ""; print hdr; print sep
+    for (c = 1; c <= nc; c++) {
+        ns = 0
+        for (k in sizes) { split(k, kk, SUBSEP); if (kk[1] == C[c]) S[++ns] = kk[2] + 0 }
+        sort(S, ns)
+        for (i = 1; i <= ns; i++) {
+            line = "| " C[c] " | " S[i] " |"
+            for (g = 1; g <= ng; g++) {
+                n = 0; delete a
+                for (r = 1; r <= maxr; r++) { k = C[c] SUBSEP G[g] SUBSEP S[i] SUBSEP r; if (k in v) a[++n] = v[k] }
+                sort(a, n); med[g] = n ? q(a, n, 0.5) : ""
+                line = line " " (n ? sprintf("%.2f [%.2f, %.2f]", med[g], a[1], a[n]) : "-") " |"
+            }
+            if (base) for (g = 1; g <= ng; g++) if (g != base) {
+                n = 0; slow = 0; delete a
+                for (r = 1; r <= maxr; r++) {
+                    k = C[c] SUBSEP G[g] SUBSEP S[i] SUBSEP r; kb = C[c] SUBSEP G[base] SUBSEP S[i] SUBSEP r
+                    if ((k in v) && (kb in v) && v[kb] > 0) { a[++n] = v[k] / v[kb]; if (v[k] > v[kb]) slow++ }
+                }
+                sort(a, n)
+                line = line " " ((med[g] != "" && med[base] != "" && med[base] > 0) ? sprintf("%.2f", med[g] / med[base]) : "-") " |"
+                line = line " " (n ? sprintf("%.2f [%.2f-%.2f] (%.2f-%.2f)", q(a, n, 0.5), q(a, n, 0.25), q(a, n, 0.75), a[1], a[n]) : "-") " |"
+                line = line " " (n ? slow "/" n : "-") " |"
+            }
+            print line
+        }
+    }
+}' /dev/null "${RAW[@]}" >"$SPREAD"
+
 # ---- plots ----
 if [ "$PLOT" = 1 ]; then
     if ! command -v gnuplot >/dev/null; then
@@ -262,7 +348,7 @@ if [ "$PLOT" = 1 ]; then
     else
         if gnuplot -e 'set terminal' 2>&1 | grep -qw pngcairo; then TERM_GP="pngcairo size 900,600"; else TERM_GP="png size 900,600"; fi
         ng=${#CFG_LIST[@]}
-        for coll in "${COLL_LIST[@]}"; do
+        for coll in "${COLL_NAMES[@]}"; do
             dat=$OUTDIR/plot_$coll.dat
             # rows of the table for this collective -> "size v1 v2 ..."
             { printf 'size'; printf ' %s' "${CFG_LIST[@]}"; echo
@@ -312,5 +398,5 @@ if [ -n "$REPLOT" ]; then
     echo "compare.sh: tabulated $OUTDIR" >&2
     exit 0
 fi
-echo "compare.sh: results in $OUTDIR ($((T_END - T_START)) s, $FAILED failed run(s))" >&2
+echo "compare.sh: results in $OUTDIR ($((T_END - T_START)) s, $FAILED failed run(s)); spread over repetitions: $SPREAD" >&2
 [ "$FAILED" -eq 0 ]

@@ -1,0 +1,130 @@
+#!/bin/bash
+# The benchmark (bench/README.md) at np 2: it never times coll/rdma's window
+# set-up (issue 10, item 5), prints the per-call spread, validates pingpong,
+# and compare.sh / summarize.py read its output.
+#
+# Environment: BUILDDIR, PLAIN, TIMEOUT, KEEP_LOGS, ONLY, EXCLUDE as in
+# tests/mpi/common.sh; BENCH (default $BUILDDIR/bench/coll_bench).
+# Prints PASS/FAIL per case and "N passed, M failed"; exits non-zero when M > 0.
+#
+# The set-up check reads coll/rdma's statistics, not timings: with
+# coll_rdma_window_setup_calls S, the communicator's first S collectives are
+# handed on with reason "warmup" and the next one sets the window up.  All
+# of them must be among the untimed calls before the first size: the
+# allgather "warmup=W" count must be below the prewarm count coll_bench
+# prints (the set-up call is allgather W+1).  -W 0 (no pre-warm) must fail
+# that check, which shows the check can fail.
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/../mpi/common.sh"
+
+BENCH=${BENCH:-$BUILDDIR/bench/coll_bench}
+if [ ! -x "$BENCH" ]; then
+    echo "FAIL bench-binary ($BENCH is not executable; make builds it)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+echo "# mode: $RDMA_MODE; bench $BENCH; logs in $RDMA_LOGDIR" >&2
+
+# bench NAME MPIRUN_ARGS -- BENCH_ARGS: runs, sets OUT ERR RC
+bench() {
+    local name=$1 margs=$2
+    shift 2
+    OUT=$RDMA_LOGDIR/$name.out
+    ERR=$RDMA_LOGDIR/$name.err
+    # shellcheck disable=SC2086
+    rdma_run "$name" "$OUT" "$ERR" mpirun -np 2 --oversubscribe $margs "$BENCH" "$@"
+    RC=$?
+}
+
+result() {  # NAME REASON
+    if [ -z "$2" ]; then rdma_pass "$1" "${RDMA_RUN_SECS}s"; else rdma_fail "$1" "$2"; fi
+}
+
+# fields of the first data line (not a comment)
+data_nf() { awk '!/^#/ && NF { print NF; exit }' "$1"; }
+
+# 1. set-up before the first timed call, at a large first size, for several
+#    coll_rdma_window_setup_calls values (16: the default)
+for S in 16 40 0; do
+    name=setup-untimed-S$S
+    rdma_selected "$name" || continue
+    bench "$name" "$(rdma_verbose_args) --mca coll_rdma_window_setup_calls $S" \
+        -c allgather -m 1M:1M -i 5 -x 0 -f -v
+    reason=$(rdma_outcome $RC "$OUT" "$ERR" '^# validation passed' "validation line")
+    if [ -z "$reason" ] && [ "$RDMA_MODE" = component ]; then
+        prewarm=$(sed -n 's/.* prewarm=\([0-9]*\) .*/\1/p' "$OUT")
+        grep -q "^# coll_rdma_window_setup_calls=$S\$" "$OUT" ||
+            reason="coll_bench did not read coll_rdma_window_setup_calls=$S through MPI_T"
+        [ -z "$reason" ] && [ "$prewarm" != $((S + 8)) ] && reason="prewarm=$prewarm, expected $((S + 8))"
+        w=$(grep -E '^\[coll/rdma\] rank 0: allgather fallback:' "$ERR" | sed -n 's/.* warmup=\([0-9]*\).*/\1/p')
+        served=$(rdma_stat_ranks "$ERR" "allgather (bruck|ring)")
+        [ -z "$reason" ] && [ "${w:-0}" -ge "$prewarm" ] && reason="set-up at allgather call $((w + 1)), prewarm only $prewarm"
+        # 1 MiB blocks are above the allgather cap: handed on after the set-up
+        [ -z "$reason" ] && [ "$served" != 0 ] && reason="1 MiB allgather served by coll/rdma?"
+        [ -z "$reason" ] && ! grep -q '^# untimed calls before the first size: ' "$OUT" && reason="no untimed-calls line"
+    fi
+    result "$name" "$reason"
+done
+
+# the same check without the pre-warm must see the set-up among the timed calls
+name=setup-timed-without-prewarm
+if rdma_selected "$name" && [ "$RDMA_MODE" = component ]; then
+    bench "$name" "$(rdma_verbose_args) --mca coll_rdma_window_setup_calls 16" \
+        -c allgather -m 1M:1M -i 20 -x 0 -W 0
+    reason=$(rdma_outcome $RC "$OUT" "$ERR" '^ *1048576 ' "data line")
+    w=$(grep -E '^\[coll/rdma\] rank 0: allgather fallback:' "$ERR" | sed -n 's/.* warmup=\([0-9]*\).*/\1/p')
+    [ -z "$reason" ] && [ "${w:-0}" -lt 1 ] && reason="expected warmup fallbacks among the timed calls, got warmup=$w"
+    result "$name" "$reason"
+fi
+
+# 2. columns: -f has Size Avg Min Max Median CallMin CallMed CallMax, the
+#    default Size Avg CallMin CallMed CallMax; CallMin <= CallMed <= CallMax
+for f in "-f" ""; do
+    name=columns${f:+-full}
+    rdma_selected "$name" || continue
+    bench "$name" "" -c allreduce -m 8:64 -i 50 -x 5 $f
+    reason=$(rdma_outcome $RC "$OUT" "$ERR" '^ *64 ' "64-byte line")
+    want=$([ -n "$f" ] && echo 8 || echo 5)
+    [ -z "$reason" ] && [ "$(data_nf "$OUT")" != "$want" ] && reason="$(data_nf "$OUT") columns, expected $want"
+    [ -z "$reason" ] && ! grep -q "CallMin *CallMed *CallMax\$" "$OUT" && reason="no CallMin CallMed CallMax header"
+    [ -z "$reason" ] && ! awk '!/^#/ && NF { if (!($(NF-2) <= $(NF-1) && $(NF-1) <= $NF)) bad = 1 } END { exit bad }' "$OUT" &&
+        reason="CallMin <= CallMed <= CallMax does not hold"
+    result "$name" "$reason"
+done
+
+# 3. pingpong, validated, with and without coll/rdma
+for cfg in rdma tuned; do
+    name=pingpong-validate-$cfg
+    rdma_selected "$name" || continue
+    margs=""
+    [ $cfg = tuned ] && margs="--mca coll ^rdma"
+    bench "$name" "$margs" -c pingpong -m 0:65536 -i 20 -x 2 -v
+    result "$name" "$(rdma_outcome $RC "$OUT" "$ERR" '^# validation passed: pingpong' "validation line")"
+done
+
+# 4. compare.sh (per-collective sizes, spread.md) and summarize.py read it
+name=compare-summarize
+if rdma_selected "$name"; then
+    dir=$RDMA_LOGDIR/compare
+    cfgs=rdma,tuned
+    [ "$RDMA_MODE" = component ] || cfgs=tuned,sm
+    t0=$(date +%s)
+    BUILDDIR=$BUILDDIR BENCH=$BENCH timeout 300 bash "$RDMA_REPO_ROOT/bench/compare.sh" -n 2 -r 2 -C $cfgs -i 20 -x 2 \
+        -c allreduce:8:16,pingpong:8:8 -o "$dir" >"$dir.out" 2>&1
+    rc=$?
+    RDMA_RUN_SECS=$(($(date +%s) - t0))
+    reason=
+    [ $rc -ne 0 ] && reason="compare.sh exit $rc: $(tail -n 3 "$dir.out" | tr '\n' ' ')"
+    [ -z "$reason" ] && ! grep -qE '^\| allreduce \| 16 \| [0-9.]+ \| [0-9.]+ \|' "$dir/table.md" && reason="no allreduce 16 row in table.md"
+    [ -z "$reason" ] && ! grep -qE '^\| pingpong \| 8 \| [0-9.]+ \[' "$dir/spread.md" && reason="no pingpong 8 row in spread.md"
+    if [ -z "$reason" ] && [ "$RDMA_MODE" = component ]; then
+        python3 "$RDMA_REPO_ROOT/bench/summarize.py" side "$dir" >"$dir.summary" 2>&1 ||
+            reason="summarize.py failed: $(tail -n 2 "$dir.summary" | tr '\n' ' ')"
+        [ -z "$reason" ] && ! grep -q '^| 16 B | ' "$dir.summary" && reason="summarize.py: no 16 B row"
+    fi
+    result "$name" "$reason"
+fi
+
+rdma_finish
