@@ -55,6 +55,20 @@
 #include "bench_check.h"
 
 #define LARGE_MESSAGE_SIZE 8192
+/* -k: blocking calls, nonblocking (MPI_I<coll> + MPI_Wait), persistent
+ * (MPI_<coll>_init once per size, MPI_Start + MPI_Wait per call) */
+enum { MODE_BLOCKING, MODE_NONBLOCKING, MODE_PERSISTENT };
+static const char *const mode_names[] = {"blocking", "nonblocking", "persistent"};
+#define OVERLAP_FACTOR 10 /* -O: computation = 10 x the pure latency */
+#if !defined(MPI_VERSION) || MPI_VERSION < 4
+#    include <mpi-ext.h> /* Open MPI 4.1: the persistent collectives are MPIX_*_init */
+#    define MPI_Barrier_init MPIX_Barrier_init
+#    define MPI_Bcast_init MPIX_Bcast_init
+#    define MPI_Reduce_init MPIX_Reduce_init
+#    define MPI_Allreduce_init MPIX_Allreduce_init
+#    define MPI_Allgather_init MPIX_Allgather_init
+#    define MPI_Alltoall_init MPIX_Alltoall_init
+#endif
 #define PREWARM_MARGIN 8          /* calls past coll_rdma_window_setup_calls */
 #define PREWARM_NO_COMPONENT 16   /* as coll_rdma_window_setup_calls' default */
 
@@ -63,6 +77,8 @@ struct opts {
     size_t min_size, max_size;
     int iters, warmup, iters_large, warmup_large, prewarm, setup_calls;
     int full, validate, fresh, sync, inplace, root;
+    int mode;                 /* MODE_*: how the collective is called */
+    int overlap;              /* -O: measure overlap with computation too */
     size_t pool_bytes;
     const struct dtype *dt;
     enum opk op;
@@ -162,8 +178,15 @@ static void usage(FILE *f)
 "  -S           barrier before every call for every collective\n"
 "  -A           no barrier before calls, also for bcast/reduce\n"
 "  -I           MPI_IN_PLACE (allreduce, allgather, alltoall; reduce at root)\n"
+"  -k MODE      blocking|nonblocking|persistent (default blocking): nonblocking\n"
+"               times MPI_I<coll> + MPI_Wait, persistent MPI_Start + MPI_Wait of\n"
+"               a request made once per size with MPI_<coll>_init (fixed buffers)\n"
+"  -O           with -k nonblocking|persistent: also the overlap with computation\n"
+"               (OSU's method: a compute loop of %d x the pure latency between the\n"
+"               start and the wait; overlap %% = max(0, 100 - (overall - compute)\n"
+"               / pure x 100)); adds columns Compute, Overall, Overlap%%\n"
 "  -h           this help\n", LARGE_MESSAGE_SIZE, LARGE_MESSAGE_SIZE,
-            PREWARM_MARGIN, PREWARM_NO_COMPONENT + PREWARM_MARGIN);
+            PREWARM_MARGIN, PREWARM_NO_COMPONENT + PREWARM_MARGIN, OVERLAP_FACTOR);
 }
 
 static int parse_size(const char *s, size_t *out)
@@ -193,7 +216,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
     o->sync = -1;
     o->op = O_SUM;
     opterr = 0;
-    while ((c = getopt(argc, argv, "c:m:i:x:W:fvFP:t:o:r:SAIh")) != -1) {
+    while ((c = getopt(argc, argv, "c:m:i:x:W:fvFP:t:o:r:SAIk:Oh")) != -1) {
         switch (c) {
         case 'c': {
             int k;
@@ -230,6 +253,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case 'S': o->sync = 1; break;
         case 'A': o->sync = 0; break;
         case 'I': o->inplace = 1; break;
+        case 'k':
+            for (o->mode = 2; o->mode >= 0 && strcmp(optarg, mode_names[o->mode]); o->mode--) {}
+            if (o->mode < 0) goto bad;
+            break;
+        case 'O': o->overlap = 1; break;
         case 'h': if (!rank) usage(stdout); return 1;
         default: goto bad;
         }
@@ -246,6 +274,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
         return -1;
     }
     if (o->coll == C_PINGPONG && nprocs < 2) { if (!rank) fprintf(stderr, "pingpong needs 2 ranks\n"); return -1; }
+    if (o->mode != MODE_BLOCKING && (o->coll == C_COMMDUP || o->coll == C_PINGPONG)) goto bad;
+    if (o->overlap && o->mode == MODE_BLOCKING) goto bad;
+    if (o->mode == MODE_PERSISTENT) o->fresh = 0; /* a persistent request keeps its buffers */
     if (o->min_size == (size_t)-1) o->min_size = o->dt->size;
     if (o->max_size < o->min_size) goto bad;
     if (o->root < 0 || o->root >= nprocs) { if (!rank) fprintf(stderr, "bad root\n"); return -1; }
@@ -263,11 +294,63 @@ bad:
     return -1;
 }
 
-/* The call itself: what is timed. */
-static void run_call(enum coll coll, struct call *c, MPI_Datatype dt, MPI_Op mop, int prewarm_barrier)
+/* Start a nonblocking call, or make a persistent request (inactive). */
+static void start_call(enum coll coll, const struct call *c, MPI_Datatype dt, MPI_Op mop,
+                       int persistent, MPI_Request *req)
+{
+    const int n = (int)c->count;
+    MPI_Comm w = MPI_COMM_WORLD;
+    MPI_Info i = MPI_INFO_NULL;
+    switch (coll) {
+    case C_BARRIER: persistent ? MPI_Barrier_init(w, i, req) : MPI_Ibarrier(w, req); break;
+    case C_BCAST:
+        persistent ? MPI_Bcast_init(c->rbuf, n, dt, c->root, w, i, req)
+                   : MPI_Ibcast(c->rbuf, n, dt, c->root, w, req);
+        break;
+    case C_REDUCE:
+        persistent ? MPI_Reduce_init(c->sarg, c->rbuf, n, dt, mop, c->root, w, i, req)
+                   : MPI_Ireduce(c->sarg, c->rbuf, n, dt, mop, c->root, w, req);
+        break;
+    case C_ALLREDUCE:
+        persistent ? MPI_Allreduce_init(c->sarg, c->rbuf, n, dt, mop, w, i, req)
+                   : MPI_Iallreduce(c->sarg, c->rbuf, n, dt, mop, w, req);
+        break;
+    case C_ALLGATHER:
+        persistent ? MPI_Allgather_init(c->sarg, n, dt, c->rbuf, n, dt, w, i, req)
+                   : MPI_Iallgather(c->sarg, n, dt, c->rbuf, n, dt, w, req);
+        break;
+    case C_ALLTOALL:
+        persistent ? MPI_Alltoall_init(c->sarg, n, dt, c->rbuf, n, dt, w, i, req)
+                   : MPI_Ialltoall(c->sarg, n, dt, c->rbuf, n, dt, w, req);
+        break;
+    default: break;
+    }
+}
+
+/* -O's computation: a dependent floating-point loop of `loops` steps. */
+static volatile double compute_sink;
+static void compute(long loops)
+{
+    double x = 1.0;
+    for (long k = 0; k < loops; k++) x = x * 1.0000001 + 1e-9;
+    compute_sink = x;
+}
+
+/* The call itself: what is timed.  Split-phase: start (or MPI_Start of
+ * *preq), `loops` of computation, wait. */
+static void run_call(enum coll coll, struct call *c, MPI_Datatype dt, MPI_Op mop, int prewarm_barrier,
+                     int mode, MPI_Request *preq, long loops)
 {
     const int n = (int)c->count;
     if (prewarm_barrier) { MPI_Barrier(MPI_COMM_WORLD); return; }
+    if (mode != MODE_BLOCKING) {
+        MPI_Request req;
+        if (mode == MODE_PERSISTENT) MPI_Start(preq);
+        else start_call(coll, c, dt, mop, 0, &req);
+        if (loops > 0) compute(loops);
+        MPI_Wait(mode == MODE_PERSISTENT ? preq : &req, MPI_STATUS_IGNORE);
+        return;
+    }
     switch (coll) {
     case C_BARRIER: MPI_Barrier(MPI_COMM_WORLD); break;
     case C_BCAST: MPI_Bcast(c->rbuf, n, dt, c->root, MPI_COMM_WORLD); break;
@@ -363,12 +446,25 @@ int main(int argc, char **argv)
         if (o.setup_calls >= 0) printf("# coll_rdma_window_setup_calls=%d\n", o.setup_calls);
         else printf("# coll_rdma_window_setup_calls: not registered (coll/rdma not loaded)\n");
         if (o.full)
-            printf("# %-10s %16s %12s %12s %12s %12s %12s %12s\n", "Size", "Avg Latency(us)", "Min", "Max",
+            printf("# %-10s %16s %12s %12s %12s %12s %12s %12s", "Size", "Avg Latency(us)", "Min", "Max",
                    "Median", "CallMin", "CallMed", "CallMax");
         else
-            printf("# %-10s %16s %12s %12s %12s\n", "Size", "Avg Latency(us)", "CallMin", "CallMed", "CallMax");
+            printf("# %-10s %16s %12s %12s %12s", "Size", "Avg Latency(us)", "CallMin", "CallMed", "CallMax");
+        printf(o.overlap ? " %12s %12s %9s\n" : "\n", "Compute", "Overall", "Overlap%");
         fflush(stdout);
     }
+
+    /* -O: the computation's speed, loops per second (a long calibration) */
+    double loops_per_sec = 0;
+    if (o.overlap) {
+        double c0 = now();
+        compute(20000000);
+        loops_per_sec = 20000000 / (now() - c0);
+        MPI_Bcast(&loops_per_sec, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    }
+    if (rank == 0 && o.mode != MODE_BLOCKING)
+        printf("# mode=%s (pre-warm calls blocking: the window is set up by a blocking call)%s\n",
+               mode_names[o.mode], o.overlap ? " overlap=yes" : "");
 
     unsigned long t = 0;     /* global call number (validation seed) */
     unsigned long errors_before_size;
@@ -400,6 +496,7 @@ int main(int argc, char **argv)
         const size_t foot = align_up(sbytes, 4096) + align_up(rbytes ? rbytes : 1, 4096);
         errors_before_size = nerrors;
 
+        MPI_Request preq = MPI_REQUEST_NULL;
         MPI_Barrier(MPI_COMM_WORLD);
         for (int it = 0; it < warmup + iters; it++, t++) {
             struct call c = { .coll = coll, .kind = kind, .op = o.op, .root = root, .count = count,
@@ -424,7 +521,14 @@ int main(int argc, char **argv)
             if (o.validate && !prewarm_barrier) prepare_call(&c);
             if (o.sync) MPI_Barrier(MPI_COMM_WORLD);
             double t0 = now();
-            run_call(coll, &c, dt, mop, prewarm_barrier);
+            /* the pre-warm is blocking (a nonblocking call never sets a window
+             * up); a persistent request is made after it, on the window */
+            const int mode = it < prewarm ? MODE_BLOCKING : o.mode;
+            if (mode == MODE_PERSISTENT && preq == MPI_REQUEST_NULL) {
+                start_call(coll, &c, dt, mop, 1, &preq);
+                t0 = now();
+            }
+            run_call(coll, &c, dt, mop, prewarm_barrier, mode, &preq, 0);
             double t1 = now();
             all[it] = t1 - t0;
             if (coll == C_PINGPONG) all[it] = rank < 2 ? 0.5 * all[it] : 0;
@@ -467,9 +571,49 @@ int main(int argc, char **argv)
                        out[0] * 1e6, out[2] * 1e6);
             else
                 printf("  %-10zu %16.2f", size, out[0] * 1e6);
-            printf(" %12.2f %12.2f %12.2f\n", ct[0] * 1e6, median_sorted(ct, iters) * 1e6, ct[iters - 1] * 1e6);
+            printf(" %12.2f %12.2f %12.2f", ct[0] * 1e6, median_sorted(ct, iters) * 1e6, ct[iters - 1] * 1e6);
+            if (!o.overlap) printf("\n");
             fflush(stdout);
         }
+        if (o.overlap) {
+            /* OSU's overlap: the same calls with computation between start
+             * and wait, OVERLAP_FACTOR x the pure latency (the slowest rank's
+             * median call); Compute and Overall are per-rank medians */
+            double pure = out[2], meds[2], maxs[2];
+            MPI_Bcast(&pure, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            long loops = (long)(OVERLAP_FACTOR * pure * loops_per_sec);
+            for (int it = 0; it < iters; it++, t++) {
+                struct call c = { .coll = coll, .kind = kind, .op = o.op, .root = root, .count = count,
+                                  .bytes = bytes, .size = size, .t = t, .win = win };
+                if (coll != C_BARRIER) { c.sbuf = pool; c.rbuf = c.sbuf + align_up(sbytes, 4096); }
+                c.sarg = c.sbuf;
+                if (o.inplace && (coll == C_ALLREDUCE || coll == C_ALLGATHER || coll == C_ALLTOALL ||
+                                  (coll == C_REDUCE && rank == root)))
+                    c.sarg = MPI_IN_PLACE;
+                if (o.sync) MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = now();
+                compute(loops);
+                double t1 = now();
+                if (o.sync) MPI_Barrier(MPI_COMM_WORLD);
+                double t2 = now();
+                run_call(coll, &c, dt, mop, 0, o.mode, &preq, loops);
+                all[it] = t1 - t0;
+                slowest[it] = now() - t2;
+            }
+            /* medians per rank (a descheduled call shows in no column), the
+             * slowest rank's */
+            qsort(all, (size_t)iters, sizeof(double), cmp_double);
+            qsort(slowest, (size_t)iters, sizeof(double), cmp_double);
+            meds[0] = median_sorted(all, iters);
+            meds[1] = median_sorted(slowest, iters);
+            MPI_Reduce(meds, maxs, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+            if (rank == 0) {
+                double ov = 100.0 - (maxs[1] - maxs[0]) / pure * 100.0;
+                printf(" %12.2f %12.2f %9.1f\n", maxs[0] * 1e6, maxs[1] * 1e6, ov < 0 ? 0 : ov);
+                fflush(stdout);
+            }
+        }
+        if (preq != MPI_REQUEST_NULL) MPI_Request_free(&preq);
         first = 0;
         if (sizeless) break;
     }
