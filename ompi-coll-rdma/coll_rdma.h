@@ -112,6 +112,9 @@ typedef struct mca_coll_rdma_component_t {
     uint64_t fallback_calls[COLL_RDMA_NCOLLS][COLL_RDMA_NREASONS];
     /* allreduce calls with nway forced that Bruck served: (n, P) not adaptable */
     uint64_t allreduce_nway_not_adaptable;
+    /* calls served beyond the thresholds because Open MPI's own reduction of
+     * their (op, type) is wrong (also counted under their algorithm) */
+    uint64_t wrong_fallback_calls[COLL_RDMA_NCOLLS];
 } mca_coll_rdma_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_rdma_component_t mca_coll_rdma_component;
@@ -155,6 +158,10 @@ typedef struct mca_coll_rdma_module_t {
     /* sequence number of the last call per collective; debug_seq_start - 1
      * (the value window words start with) until the first call */
     uint64_t seq[COLL_RDMA_NCOLLS];
+    /* (op, type) pairs whose fallback is wrong on some rank: the union of
+     * every rank's op self-test, agreed at window set-up (bit t of entry f,
+     * as coll_rdma_op_fallback_wrong()) */
+    uint64_t fallback_wrong[OMPI_OP_BASE_FORTRAN_OP_MAX];
 } mca_coll_rdma_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_rdma_module_t);
@@ -190,11 +197,16 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
                            bool contiguous, bool all_direct, int *why);
 /*
  * order_independent: coll_rdma_op_order_independent(op, dtype); all_direct:
- * every rank maps every peer's window (agreed at set-up)
+ * every rank maps every peer's window (agreed at set-up); fallback_wrong:
+ * Open MPI's own reduction of (op, dtype) is wrong on some rank (agreed at
+ * set-up): then a call that no configured algorithm serves at its size, or
+ * that a forced algorithm cannot serve, takes the segmented ring at any
+ * size and *rescued is set (unless *_algorithm = fallback).
  */
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                                bool contiguous_predefined, bool reducible_op,
-                               bool order_independent, bool all_direct, int *why);
+                               bool order_independent, bool all_direct, bool fallback_wrong,
+                               bool *rescued, int *why);
 /*
  * block_bytes: one rank's block (allgather) or one destination's block
  * (alltoall), from the receive arguments, which MPI requires to have the
@@ -206,8 +218,14 @@ int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, siz
                                int *why);
 int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
                               int *why);
+/*
+ * fallback_wrong as for allreduce: a call above the window's reduce slots is
+ * then served (KNOMIAL, *rescued set), by the caller in chunks of at most
+ * coll_rdma_window_block_cap(REDUCE) bytes.
+ */
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                            bool contiguous_predefined, bool reducible_op, int *why);
+                            bool contiguous_predefined, bool reducible_op, bool fallback_wrong,
+                            bool *rescued, int *why);
 
 /* ---- reduction ------------------------------------------------------------ */
 
@@ -220,8 +238,40 @@ int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t
 void coll_rdma_op_reduce(ompi_op_t *op, const void *source, void *target, size_t count,
                          ompi_datatype_t *dtype);
 
-/** Compare every installed intrinsic op function against the base one; run once. */
+/**
+ * Compare every installed intrinsic op function on integer types against
+ * the base one (0.3 ms at 2 ranks here); the first call does it, later ones return at
+ * once.  Not thread-safe: call it from one thread, before any reduction
+ * (window set-up, under the UCX lock).
+ */
 void coll_rdma_op_selftest(void);
+
+/**
+ * This process's findings of coll_rdma_op_selftest(), to be agreed between
+ * ranks: masks[f] (f a Fortran op index, OMPI_OP_BASE_FORTRAN_OP_MAX
+ * entries) has bit t set when Open MPI's own function for op type t, the
+ * one every other component calls, computes wrong results.
+ */
+void coll_rdma_op_fallback_wrong(uint64_t *masks);
+
+/**
+ * Whether `masks` (as from coll_rdma_op_fallback_wrong(), possibly ORed over
+ * ranks) marks Open MPI's own reduction of intrinsic `op` on predefined
+ * `dtype` as wrong.  False for user-defined ops and derived datatypes.
+ */
+bool coll_rdma_op_is_fallback_wrong(const uint64_t *masks, ompi_op_t *op, ompi_datatype_t *dtype);
+
+/**
+ * Whether a reduction of `op` on `dtype` (any layout) is one that Open MPI
+ * releases are known to get wrong on some installations: SUM on 8- and
+ * 16-bit integers (4.1.x op/avx), MIN and MAX on 64-bit unsigned integers
+ * (4.1.2-4.1.4, open-mpi/ompi#10525).  A static rule on what MPI requires
+ * to match on every rank (the op and the type signature's basic types), so
+ * that such a call may end a communicator's warm-up on every rank alike:
+ * only a window lets coll/rdma serve it.  Whether the fallback is really
+ * wrong is the self-test's finding, agreed at set-up.
+ */
+bool coll_rdma_op_suspect(ompi_op_t *op, ompi_datatype_t *dtype);
 
 /** Whether coll/rdma reduces `op` on `dtype` itself (predefined, commutative). */
 bool coll_rdma_op_supported(ompi_op_t *op, ompi_datatype_t *dtype);

@@ -350,6 +350,14 @@ static void print_statistics(void)
                                  (unsigned long long) fallbacks, reasons);
         }
     }
+    for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
+        if (c->wrong_fallback_calls[coll] > 0) {
+            /* also counted above under their algorithm */
+            mca_coll_rdma_output("%s wrong_fallback: calls=%llu (served beyond the thresholds: "
+                                 "Open MPI's own reduction of their op and type is wrong here)",
+                                 coll_names[coll], (unsigned long long) c->wrong_fallback_calls[coll]);
+        }
+    }
     if (c->allreduce_nway_not_adaptable > 0) {
         /* also counted above as "allreduce bruck" */
         mca_coll_rdma_output("allreduce nway_not_adaptable: calls=%llu (served by bruck)",

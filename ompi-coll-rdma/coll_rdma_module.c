@@ -53,6 +53,9 @@ typedef struct setup_header {
     int64_t ok;           /* window allocated and UCX up on this rank */
     int64_t blob_bytes;   /* size of this rank's exchange blob */
     int64_t config[NCONFIG];
+    /* this process's op self-test: where Open MPI's own reduction is wrong
+     * (coll_rdma_op_fallback_wrong), ORed over the ranks */
+    uint64_t wrong[OMPI_OP_BASE_FORTRAN_OP_MAX];
 } setup_header_t;
 
 static void config_pack(const coll_rdma_config_t *cfg, int64_t *out)
@@ -134,10 +137,9 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
     if (size >= cfg->min_comm_size) {
         coll_rdma_ucx_lock();
         rc = coll_rdma_ucx_init();
-        if (OMPI_SUCCESS == rc) {
-            coll_rdma_op_selftest();
-        }
+        coll_rdma_op_selftest();
         coll_rdma_ucx_unlock();
+        coll_rdma_op_fallback_wrong(mine.wrong);
         if (OMPI_SUCCESS == rc) {
             win = coll_rdma_window_alloc(cfg, size, rank);
         }
@@ -152,6 +154,13 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
         goto out;
     }
     if (headers_agree(headers, size, rank)) {
+        /* Where the fallback is wrong on any rank, its result is wrong: every
+         * rank serves such calls, and decides alike from the same union. */
+        for (int i = 0; i < size; ++i) {
+            for (int f = 0; f < OMPI_OP_BASE_FORTRAN_OP_MAX; ++f) {
+                m->fallback_wrong[f] |= headers[i].wrong[f];
+            }
+        }
         for (int i = 0; i < size; ++i) {
             counts[i] = (int) headers[i].blob_bytes;
             displs[i] = (int) total;
@@ -214,13 +223,15 @@ out:
  * Whether this communicator's window is ready; if not, *why says why the call
  * falls back.  Set up at the call after the first window_setup_calls ones:
  * every rank makes the same calls in the same order, so all count alike.
+ * `now` (a reduction Open MPI itself may get wrong, coll_rdma_op_suspect())
+ * ends the warm-up at this call: it is the same on every rank too.
  */
 static inline bool window_ready(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
-                                int *why)
+                                bool now, int *why)
 {
     *why = COLL_RDMA_WHY_WINDOW;
     if (OPAL_UNLIKELY(COLL_RDMA_WINDOW_NONE == m->window_state)) {
-        if (m->warmup_calls < mca_coll_rdma_component.window_setup_calls) {
+        if (m->warmup_calls < mca_coll_rdma_component.window_setup_calls && !now) {
             ++m->warmup_calls;
             *why = COLL_RDMA_WHY_WARMUP;
             return false;
@@ -256,6 +267,30 @@ static inline void count_fallback(int coll, int why)
     count(&mca_coll_rdma_component.fallback_calls[coll][why], 1);
 }
 
+/*
+ * A call served only because Open MPI's own reduction of its (op, type) is
+ * wrong (the decision's *rescued): counted, and said once per collective and
+ * pair at verbose >= 1 (by the communicator's rank 0).
+ */
+static void count_rescued(int coll, int alg, ompi_op_t *op, ompi_datatype_t *dtype,
+                          struct ompi_communicator_t *comm)
+{
+    static uint64_t said[COLL_RDMA_NCOLLS][OMPI_OP_BASE_FORTRAN_OP_MAX];
+    int f = op->o_f_to_c_index, t = ompi_op_ddt_map[dtype->id];
+    uint64_t bit = (uint64_t) 1 << t;
+
+    count(&mca_coll_rdma_component.wrong_fallback_calls[coll], 1);
+    if (mca_coll_rdma_component.verbose >= 1 && 0 == ompi_comm_rank(comm)
+        && 0 == (__atomic_fetch_or(&said[coll][f], bit, __ATOMIC_RELAXED) & bit)) {
+        mca_coll_rdma_output("%s %s on %s: Open MPI's own reduction computes wrong results on "
+                             "this installation (op self-test), so coll/rdma serves such calls at "
+                             "every size, beyond its thresholds (%s)",
+                             COLL_RDMA_ALLREDUCE == coll ? "MPI_Allreduce" : "MPI_Reduce",
+                             op->o_name, dtype->name,
+                             COLL_RDMA_ALG_RING == alg ? "segmented ring" : "k-nomial tree in chunks");
+    }
+}
+
 /* Forced nway on a (n, P) without a plan: Bruck served it. */
 static inline void count_nway_not_adaptable(int alg)
 {
@@ -271,7 +306,7 @@ static int rdma_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t
 {
     mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
     int why;
-    int alg = window_ready(m, comm, &why)
+    int alg = window_ready(m, comm, false, &why)
                   ? coll_rdma_decide_barrier(&mca_coll_rdma_component.config, ompi_comm_size(comm),
                                              m->window->all_direct, &why)
                   : COLL_RDMA_ALG_FALLBACK;
@@ -298,7 +333,7 @@ static int rdma_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int r
     int why;
     int alg = COLL_RDMA_ALG_FALLBACK;
 
-    if (window_ready(m, comm, &why)) {
+    if (window_ready(m, comm, false, &why)) {
         alg = coll_rdma_decide_bcast(&mca_coll_rdma_component.config, ompi_comm_size(comm), bytes,
                                      ompi_datatype_is_contiguous_memory_layout(dtype, count),
                                      m->window->all_direct, &why);
@@ -323,17 +358,19 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
 {
     mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
     size_t bytes = (size_t) count * dtype->super.size;
+    bool rescued = false;
     int why;
     int alg = COLL_RDMA_ALG_FALLBACK;
 
-    if (window_ready(m, comm, &why)) {
+    if (window_ready(m, comm, coll_rdma_op_suspect(op, dtype), &why)) {
         bool predefined = ompi_datatype_is_predefined(dtype)
                           && ompi_datatype_is_contiguous_memory_layout(dtype, count);
         bool supported = predefined && coll_rdma_op_supported(op, dtype);
-        alg = coll_rdma_decide_allreduce(&mca_coll_rdma_component.config, ompi_comm_size(comm),
-                                         bytes, predefined, supported,
-                                         supported && coll_rdma_op_order_independent(op, dtype),
-                                         m->window->all_direct, &why);
+        alg = coll_rdma_decide_allreduce(
+            &mca_coll_rdma_component.config, ompi_comm_size(comm), bytes, predefined, supported,
+            supported && coll_rdma_op_order_independent(op, dtype), m->window->all_direct,
+            supported && coll_rdma_op_is_fallback_wrong(m->fallback_wrong, op, dtype), &rescued,
+            &why);
     }
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         count_fallback(COLL_RDMA_ALLREDUCE, why);
@@ -342,6 +379,9 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_d
     }
     count_served(COLL_RDMA_ALLREDUCE, alg, bytes);
     count_nway_not_adaptable(alg);
+    if (rescued) {
+        count_rescued(COLL_RDMA_ALLREDUCE, alg, op, dtype, comm);
+    }
     if (0 == bytes) {
         return OMPI_SUCCESS;
     }
@@ -477,7 +517,7 @@ static int rdma_allgather(const void *sbuf, int scount, struct ompi_datatype_t *
     int why;
     int alg = COLL_RDMA_ALG_FALLBACK;
 
-    if (window_ready(m, comm, &why)) {
+    if (window_ready(m, comm, false, &why)) {
         alg = coll_rdma_decide_allgather(&mca_coll_rdma_component.config, size, block, &why);
     }
     if (COLL_RDMA_ALG_FALLBACK == alg) {
@@ -506,7 +546,7 @@ static int rdma_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *s
     int why;
     int alg = COLL_RDMA_ALG_FALLBACK;
 
-    if (window_ready(m, comm, &why)) {
+    if (window_ready(m, comm, false, &why)) {
         alg = coll_rdma_decide_alltoall(&mca_coll_rdma_component.config, size, block, &why);
     }
     if (COLL_RDMA_ALG_FALLBACK == alg) {
@@ -529,16 +569,19 @@ static int rdma_reduce(const void *sbuf, void *rbuf, int count, struct ompi_data
                        mca_coll_base_module_t *module)
 {
     mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
-    size_t bytes = (size_t) count * dtype->super.size;
-    int why;
+    size_t bytes = (size_t) count * dtype->super.size, extent = dtype->super.size, chunk;
+    bool rescued = false, is_root = ompi_comm_rank(comm) == root;
+    int why, rc = OMPI_SUCCESS;
     int alg = COLL_RDMA_ALG_FALLBACK;
 
-    if (window_ready(m, comm, &why)) {
+    if (window_ready(m, comm, coll_rdma_op_suspect(op, dtype), &why)) {
         bool predefined = ompi_datatype_is_predefined(dtype)
                           && ompi_datatype_is_contiguous_memory_layout(dtype, count);
-        alg = coll_rdma_decide_reduce(&mca_coll_rdma_component.config, ompi_comm_size(comm), bytes,
-                                      predefined, predefined && coll_rdma_op_supported(op, dtype),
-                                      &why);
+        bool supported = predefined && coll_rdma_op_supported(op, dtype);
+        alg = coll_rdma_decide_reduce(
+            &mca_coll_rdma_component.config, ompi_comm_size(comm), bytes, predefined, supported,
+            supported && coll_rdma_op_is_fallback_wrong(m->fallback_wrong, op, dtype), &rescued,
+            &why);
     }
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         count_fallback(COLL_RDMA_REDUCE, why);
@@ -546,16 +589,35 @@ static int rdma_reduce(const void *sbuf, void *rbuf, int count, struct ompi_data
                                   m->previous_reduce_module);
     }
     count_served(COLL_RDMA_REDUCE, alg, bytes);
+    if (rescued) {
+        count_rescued(COLL_RDMA_REDUCE, alg, op, dtype, comm);
+    }
     if (0 == bytes) {
         return OMPI_SUCCESS;
     }
     if (MPI_IN_PLACE != sbuf) {
         sbuf = (const char *) sbuf + dtype->super.true_lb;
     }
-    if (ompi_comm_rank(comm) == root) {
+    if (is_root) {
         rbuf = (char *) rbuf + dtype->super.true_lb;
     }
-    return coll_rdma_reduce_knomial(sbuf, rbuf, (size_t) count, dtype, op, root, m, comm);
+    /*
+     * Larger than the window's reduce slots (only where the decision says
+     * the fallback would be wrong): one k-nomial instance per chunk of at
+     * most the slot payload, in order.  Every rank cuts the same chunks
+     * (count and type match), and each instance is a complete reduce with
+     * its own sequence number, so the slot and credit arguments hold as for
+     * separate calls.
+     */
+    chunk = m->window->reduce_bytes / extent;
+    for (size_t done = 0; OMPI_SUCCESS == rc && done < (size_t) count; done += chunk) {
+        size_t n = (size_t) count - done < chunk ? (size_t) count - done : chunk;
+        rc = coll_rdma_reduce_knomial(MPI_IN_PLACE == sbuf ? sbuf
+                                                           : (const char *) sbuf + done * extent,
+                                      is_root ? (char *) rbuf + done * extent : rbuf, n, dtype, op,
+                                      root, m, comm);
+    }
+    return rc;
 }
 
 /* ---- module life ------------------------------------------------------------- */
