@@ -104,6 +104,7 @@ typedef struct mca_coll_rdma_component_t {
     int verbose;
     int poll_spins;             /* polls of a sequence word between two opal_progress() calls */
     int window_setup_calls;     /* calls a communicator leaves to the fallback before set-up */
+    int ucx_prestart;           /* start UCX in a helper thread in MPI_Init */
     size_t window_max_bytes;    /* cap on this rank's window (0: none); need not agree */
     coll_rdma_config_t config;
     /* process-wide statistics, printed at close when verbose >= 1 */
@@ -242,7 +243,7 @@ void coll_rdma_op_reduce(ompi_op_t *op, const void *source, void *target, size_t
  * Compare every installed intrinsic op function on integer types against
  * the base one (0.3 ms at 2 ranks here); the first call does it, later ones return at
  * once.  Not thread-safe: call it from one thread, before any reduction
- * (window set-up, under the UCX lock).
+ * (the start-up helper, or window set-up under the UCX lock).
  */
 void coll_rdma_op_selftest(void);
 

@@ -135,6 +135,7 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
      * parameter differs between ranks (the others' set-up exchange would
      * meet this rank's plain collective). */
     if (size >= cfg->min_comm_size) {
+        /* waits for the start-up helper, if it is still at work */
         coll_rdma_ucx_lock();
         rc = coll_rdma_ucx_init();
         coll_rdma_op_selftest();

@@ -4,7 +4,7 @@
  * Some installations ship op functions that are wrong for some types
  * (Debian's Open MPI 4.1.4 op/avx saturates 8- and 16-bit integer SUM once
  * the count reaches a vector width; DESIGN.md rule 7).  Once per process
- * (at the first window set-up), every
+ * (in the start-up helper thread, or at the first window set-up), every
  * installed intrinsic function for an integer type is compared with Open
  * MPI's base (non-vectorized) function on the same inputs; pairs that differ
  * are then reduced with the base function.  Floating-point types are not

@@ -28,13 +28,26 @@ extern ucp_worker_h coll_rdma_ucx_worker;
 
 /**
  * Create the UCP context and worker once per process.  Idempotent; a failure
- * is remembered and returned again without retrying.  Returns OMPI_SUCCESS or
- * OMPI_ERR_NOT_AVAILABLE (reason printed at coll_rdma_verbose >= 1).  Call
- * with the UCX lock held.
+ * is remembered and returned again without retrying.  If a helper thread of
+ * coll_rdma_ucx_prestart() runs, waits for it and returns its result.
+ * Returns OMPI_SUCCESS or OMPI_ERR_NOT_AVAILABLE (reason printed at
+ * coll_rdma_verbose >= 1).  Call with the UCX lock held.
  */
 int coll_rdma_ucx_init(void);
 
-/** Close endpoints, worker and context (component close). */
+/**
+ * Start a helper thread that creates the UCP context and worker and runs
+ * coll_rdma_op_selftest(), so that the first window set-up finds them ready.
+ * Call from MPI_Init (the component's open or init_query), before any other
+ * coll/rdma code can reach UCX; later calls do nothing.  The thread blocks
+ * every signal, runs at SCHED_IDLE once the context exists, and ends when
+ * done; coll_rdma_ucx_init() or coll_rdma_ucx_fini() joins it.  If it cannot
+ * be created, nothing happens: coll_rdma_ucx_init() starts UCX itself.
+ */
+void coll_rdma_ucx_prestart(void);
+
+/** Join the helper thread if any, then close endpoints, worker and context
+ * (component close). */
 void coll_rdma_ucx_fini(void);
 
 /** This worker's address (owned by the transport): *len bytes at *addr. */
