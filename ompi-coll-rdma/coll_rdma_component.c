@@ -319,7 +319,8 @@ static void maybe_prestart(void)
     int world = ompi_proc_world_size();
 
     if (c->ucx_prestart && c->priority >= 0 && world >= 2 && world >= c->config.min_comm_size) {
-        coll_rdma_ucx_prestart();
+        /* the self-test too: the set-up would wait for it */
+        coll_rdma_ucx_prestart(coll_rdma_op_selftest);
     }
 }
 

@@ -33,6 +33,7 @@ static opal_mutex_t ucx_lock = OPAL_MUTEX_STATIC_INIT;
 /* the start-up helper (coll_rdma_ucx_prestart), until joined */
 static pthread_t ucx_helper;
 static bool ucx_helper_running = false; /* created and not joined yet */
+static void (*ucx_helper_then)(void);   /* the caller's work after UCX */
 
 void coll_rdma_ucx_lock(void)
 {
@@ -177,17 +178,20 @@ static void *ucx_helper_main(void *arg)
 {
     (void) arg;
     (void) ucx_start(true);
-    coll_rdma_op_selftest();
+    if (NULL != ucx_helper_then) {
+        ucx_helper_then();
+    }
     return NULL;
 }
 
-void coll_rdma_ucx_prestart(void)
+void coll_rdma_ucx_prestart(void (*then)(void))
 {
     sigset_t all, old;
 
     if (ucx_helper_running || OPAL_ERR_NOT_INITIALIZED != ucx_state) {
         return;
     }
+    ucx_helper_then = then;
     /* Signals stay with the application's threads: the helper blocks all. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);

@@ -36,15 +36,17 @@ extern ucp_worker_h coll_rdma_ucx_worker;
 int coll_rdma_ucx_init(void);
 
 /**
- * Start a helper thread that creates the UCP context and worker and runs
- * coll_rdma_op_selftest(), so that the first window set-up finds them ready.
- * Call from MPI_Init (the component's open or init_query), before any other
- * coll/rdma code can reach UCX; later calls do nothing.  The thread blocks
- * every signal, runs at SCHED_IDLE once the context exists, and ends when
- * done; coll_rdma_ucx_init() or coll_rdma_ucx_fini() joins it.  If it cannot
- * be created, nothing happens: coll_rdma_ucx_init() starts UCX itself.
+ * Start a helper thread that creates the UCP context and worker, then calls
+ * `then` (may be NULL; the component passes the op self-test), so that the
+ * first window set-up finds them ready.  Call from MPI_Init (the component's
+ * open or init_query), before any other coll/rdma code can reach UCX; later
+ * calls do nothing.  The thread blocks every signal, runs at SCHED_IDLE once
+ * the context exists, and ends when done; coll_rdma_ucx_init() or
+ * coll_rdma_ucx_fini() joins it, and what `then` wrote is visible after
+ * that.  If it cannot be created, nothing happens: coll_rdma_ucx_init()
+ * starts UCX itself.
  */
-void coll_rdma_ucx_prestart(void);
+void coll_rdma_ucx_prestart(void (*then)(void));
 
 /** Join the helper thread if any, then close endpoints, worker and context
  * (component close). */
