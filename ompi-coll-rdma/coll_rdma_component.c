@@ -164,8 +164,9 @@ static int rdma_register(void)
     reg_int("ucx_prestart",
             "1: start UCX (context and worker) and the op self-test in a helper thread during "
             "MPI_Init, so that the first window set-up does not pay for them (about 3 ms at 2 "
-            "ranks); the thread yields to every other once UCX's context exists, and ends when "
-            "done. 0: at the first window set-up. Jobs of one process never start UCX early",
+            "ranks); from the end of MPI_Init it runs only on idle cores (SCHED_IDLE), and it "
+            "ends when done. 0: at the first window set-up. Jobs of one process never start UCX "
+            "early",
             OPAL_INFO_LVL_6, &c->ucx_prestart);
     reg_int("poll_spins",
             "Polls of a sequence word between two calls of opal_progress() in a wait (which "

@@ -646,6 +646,11 @@ static int rdma_module_enable(mca_coll_base_module_t *module, struct ompi_commun
     SAVE_PREVIOUS(m, comm, allgatherv);
     SAVE_PREVIOUS(m, comm, alltoall);
     SAVE_PREVIOUS(m, comm, reduce);
+    /* MPI_COMM_WORLD's coll selection is MPI_Init's last step: from here on
+     * the start-up helper must not take the application's cores */
+    if (&ompi_mpi_comm_world.comm == comm) {
+        coll_rdma_ucx_prestart_give_way();
+    }
     return OMPI_SUCCESS;
 }
 

@@ -40,13 +40,21 @@ int coll_rdma_ucx_init(void);
  * `then` (may be NULL; the component passes the op self-test), so that the
  * first window set-up finds them ready.  Call from MPI_Init (the component's
  * open or init_query), before any other coll/rdma code can reach UCX; later
- * calls do nothing.  The thread blocks every signal, runs at SCHED_IDLE once
- * the context exists, and ends when done; coll_rdma_ucx_init() or
- * coll_rdma_ucx_fini() joins it, and what `then` wrote is visible after
- * that.  If it cannot be created, nothing happens: coll_rdma_ucx_init()
+ * calls do nothing.  The thread blocks every signal, gives way after
+ * MPI_Init (coll_rdma_ucx_prestart_give_way), and ends when done;
+ * coll_rdma_ucx_init() or coll_rdma_ucx_fini() joins it, and what `then`
+ * wrote is visible after that.  If it cannot be created, nothing happens: coll_rdma_ucx_init()
  * starts UCX itself.
  */
 void coll_rdma_ucx_prestart(void (*then)(void));
+
+/**
+ * MPI_Init is over (MPI_COMM_WORLD's module is enabled, its last step): the
+ * helper, if it still runs, drops to SCHED_IDLE (once past ucp_init) so that
+ * it no longer takes the application's cores.  Call from the thread that
+ * called coll_rdma_ucx_prestart().
+ */
+void coll_rdma_ucx_prestart_give_way(void);
 
 /** Join the helper thread if any, then close endpoints, worker and context
  * (component close). */
