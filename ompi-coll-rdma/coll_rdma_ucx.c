@@ -7,6 +7,7 @@
 #include "coll_rdma_ucx.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -19,9 +20,8 @@
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/proc.h"
 
-#include <ucs/config/global_opts.h>
-
 ucp_worker_h coll_rdma_ucx_worker = NULL;
+coll_rdma_ucx_fns_t coll_rdma_ucx_fns;
 
 static ucp_context_h ucx_context = NULL;
 static ucp_address_t *ucx_address = NULL;
@@ -51,14 +51,59 @@ void coll_rdma_ucx_unlock(void)
 
 static int ucx_progress(void)
 {
-    return (int) ucp_worker_progress(coll_rdma_ucx_worker);
+    return (int) UCX_CALL(ucp_worker_progress)(coll_rdma_ucx_worker);
+}
+
+/* Where libucp is: configure's path (the UCX it compiled against), else the
+ * loader's search path. */
+#ifndef COLL_RDMA_UCP_LIBRARY
+#define COLL_RDMA_UCP_LIBRARY "libucp.so.0"
+#endif
+
+/*
+ * Load libucp (and with it libuct, libucs, libucm) and resolve
+ * coll_rdma_ucx_fns; on failure set and return the sticky ucx_state.  Global,
+ * and resolved through the global scope first, as when the component linked
+ * UCX: so a library preloaded to wrap UCX calls (tests/robust/put_counter.c)
+ * still sees them, and UCX's own modules find their libraries.  Never
+ * closed: UCX keeps threads and handlers of its own.
+ */
+static int ucx_load(void)
+{
+    void *library = dlopen(COLL_RDMA_UCP_LIBRARY, RTLD_NOW | RTLD_GLOBAL);
+    const char *missing = NULL;
+
+    if (NULL == library) {
+        library = dlopen("libucp.so.0", RTLD_NOW | RTLD_GLOBAL);
+    }
+    if (NULL != library) {
+#define COLL_RDMA_UCX_RESOLVE(name)                                                        \
+    *(void **) &coll_rdma_ucx_fns.name = dlsym(RTLD_DEFAULT, #name);                       \
+    if (NULL == coll_rdma_ucx_fns.name) {                                                  \
+        *(void **) &coll_rdma_ucx_fns.name = dlsym(library, #name);                        \
+    }                                                                                      \
+    if (NULL == coll_rdma_ucx_fns.name && NULL == missing) {                               \
+        missing = #name;                                                                   \
+    }
+        COLL_RDMA_UCX_FUNCTIONS(COLL_RDMA_UCX_RESOLVE)
+#undef COLL_RDMA_UCX_RESOLVE
+    }
+    if (NULL == library || NULL != missing) {
+        if (mca_coll_rdma_component.verbose >= 1) {
+            mca_coll_rdma_output("UCX unavailable (%s%s); coll/rdma steps aside",
+                                 NULL == library ? "" : "no ",
+                                 NULL == library ? dlerror() : missing);
+        }
+        return ucx_state = OMPI_ERR_NOT_AVAILABLE;
+    }
+    return OMPI_SUCCESS;
 }
 
 static int ucx_fail(const char *what, ucs_status_t status)
 {
     if (mca_coll_rdma_component.verbose >= 1) {
         mca_coll_rdma_output("UCX unavailable (%s: %s); coll/rdma steps aside", what,
-                             ucs_status_string(status));
+                             UCX_CALL(ucs_status_string)(status));
     }
     return ucx_state = OMPI_ERR_NOT_AVAILABLE;
 }
@@ -112,6 +157,10 @@ static int ucx_start(bool helper)
      * MPI_Comm_spawn and friends) needs a network */
     bool one_node = opal_process_info.num_local_peers + 1 >= ompi_proc_world_size();
 
+    if (OMPI_SUCCESS != ucx_load()) {
+        return ucx_state;
+    }
+
     /* Without RDMA devices UCX's ib and rdmacm modules find nothing, but
      * loading them (verbs, its providers, netlink) was half of ucp_init
      * (1.5 of 3 ms).  The module list is process-wide: set only where no
@@ -119,9 +168,9 @@ static int ucx_start(bool helper)
      * UCX_MODULES; modules load once per process, so where another UCX user
      * came first this changes nothing. */
     if (NULL == getenv("UCX_MODULES") && !rdma_devices_present()) {
-        (void) ucs_global_opts_set_value("MODULES", "^ib,rdmacm");
+        (void) UCX_CALL(ucs_global_opts_set_value)("MODULES", "^ib,rdmacm");
     }
-    status = ucp_config_read(NULL, NULL, &config);
+    status = UCX_CALL(ucp_config_read)(NULL, NULL, &config);
     if (UCS_OK != status) {
         return ucx_fail("ucp_config_read", status);
     }
@@ -131,28 +180,31 @@ static int ucx_start(bool helper)
      * communicators of 8 ranks exhaust; POSIX ones are files in /dev/shm,
      * unlinked at once. */
     if (NULL == getenv("UCX_ALLOC_PRIO")) {
-        (void) ucp_config_modify(config, "ALLOC_PRIO", "md:posix,md:sysv,huge,thp,md:*,mmap,heap");
+        (void) UCX_CALL(ucp_config_modify)(config, "ALLOC_PRIO",
+                                           "md:posix,md:sysv,huge,thp,md:*,mmap,heap");
     }
     /* On one node, shared memory only: the network transports' interfaces
      * (TCP on every device) took 1 of the worker's 2.2 ms.  A communicator
      * with processes elsewhere (MPI_Comm_spawn) then cannot connect and
      * falls back; UCX_TLS overrides. */
     if (NULL == getenv("UCX_TLS")) {
-        (void) ucp_config_modify(config, "TLS", one_node ? "posix,cma,self" : "^sysv");
+        (void) UCX_CALL(ucp_config_modify)(config, "TLS", one_node ? "posix,cma,self" : "^sysv");
     }
     /* The shared-memory transport's receive buffers serve only wire-up and
      * emulated operations here (windows are mapped or reached by puts);
      * growing them 32 at a time instead of 512 halves the worker's creation
      * (4.4 to 2.0 ms at 2 ranks) and its destruction. */
     if (NULL == getenv("UCX_MM_RX_BUFS_GROW") && NULL == getenv("UCX_POSIX_RX_BUFS_GROW")) {
-        (void) ucp_config_modify(config, "MM_RX_BUFS_GROW", "32");
+        (void) UCX_CALL(ucp_config_modify)(config, "MM_RX_BUFS_GROW", "32");
     }
     memset(&params, 0, sizeof(params));
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
     params.features = UCP_FEATURE_RMA;
     params.mt_workers_shared = ompi_mpi_thread_multiple;
-    status = ucp_init(&params, config, &ucx_context);
-    ucp_config_release(config);
+    /* ucp_init() is an inline wrapper of this */
+    status = UCX_CALL(ucp_init_version)(UCP_API_MAJOR, UCP_API_MINOR, &params, config,
+                                        &ucx_context);
+    UCX_CALL(ucp_config_release)(config);
     if (UCS_OK != status) {
         return ucx_fail("ucp_init", status);
     }
@@ -166,16 +218,16 @@ static int ucx_start(bool helper)
     wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
     /* threads may put and progress at once on distinct communicators */
     wparams.thread_mode = ompi_mpi_thread_multiple ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
-    status = ucp_worker_create(ucx_context, &wparams, &coll_rdma_ucx_worker);
+    status = UCX_CALL(ucp_worker_create)(ucx_context, &wparams, &coll_rdma_ucx_worker);
     if (UCS_OK != status) {
-        ucp_cleanup(ucx_context);
+        UCX_CALL(ucp_cleanup)(ucx_context);
         ucx_context = NULL;
         return ucx_fail("ucp_worker_create", status);
     }
-    status = ucp_worker_get_address(coll_rdma_ucx_worker, &ucx_address, &ucx_address_len);
+    status = UCX_CALL(ucp_worker_get_address)(coll_rdma_ucx_worker, &ucx_address, &ucx_address_len);
     if (UCS_OK != status) {
-        ucp_worker_destroy(coll_rdma_ucx_worker);
-        ucp_cleanup(ucx_context);
+        UCX_CALL(ucp_worker_destroy)(coll_rdma_ucx_worker);
+        UCX_CALL(ucp_cleanup)(ucx_context);
         coll_rdma_ucx_worker = NULL;
         ucx_context = NULL;
         return ucx_fail("ucp_worker_get_address", status);
@@ -250,11 +302,11 @@ static ucs_status_t ucx_wait(ucs_status_ptr_t request)
     if (UCS_PTR_IS_ERR(request)) {
         return UCS_PTR_STATUS(request);
     }
-    while (UCS_INPROGRESS == (status = ucp_request_check_status(request))) {
-        ucp_worker_progress(coll_rdma_ucx_worker);
+    while (UCS_INPROGRESS == (status = UCX_CALL(ucp_request_check_status)(request))) {
+        UCX_CALL(ucp_worker_progress)(coll_rdma_ucx_worker);
         opal_progress();
     }
-    ucp_request_free(request);
+    UCX_CALL(ucp_request_free)(request);
     return status;
 }
 
@@ -277,14 +329,14 @@ void coll_rdma_ucx_fini(void)
     param.flags = UCP_EP_CLOSE_FLAG_FORCE;
     if (OPAL_SUCCESS == opal_hash_table_get_first_key_uint64(&ucx_endpoints, &key, &value, &node)) {
         do {
-            (void) ucx_wait(ucp_ep_close_nbx((ucp_ep_h) value, &param));
+            (void) ucx_wait(UCX_CALL(ucp_ep_close_nbx)((ucp_ep_h) value, &param));
         } while (OPAL_SUCCESS
                  == opal_hash_table_get_next_key_uint64(&ucx_endpoints, &key, &value, node, &node));
     }
     OBJ_DESTRUCT(&ucx_endpoints);
-    ucp_worker_release_address(coll_rdma_ucx_worker, ucx_address);
-    ucp_worker_destroy(coll_rdma_ucx_worker);
-    ucp_cleanup(ucx_context);
+    UCX_CALL(ucp_worker_release_address)(coll_rdma_ucx_worker, ucx_address);
+    UCX_CALL(ucp_worker_destroy)(coll_rdma_ucx_worker);
+    UCX_CALL(ucp_cleanup)(ucx_context);
     coll_rdma_ucx_worker = NULL;
     ucx_context = NULL;
     ucx_address = NULL;
@@ -311,10 +363,10 @@ int coll_rdma_ucx_ep(ompi_proc_t *proc, const void *addr, ucp_ep_h *ep)
     memset(&params, 0, sizeof(params));
     params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
     params.address = (const ucp_address_t *) addr;
-    status = ucp_ep_create(coll_rdma_ucx_worker, &params, ep);
+    status = UCX_CALL(ucp_ep_create)(coll_rdma_ucx_worker, &params, ep);
     if (UCS_OK != status) {
         if (mca_coll_rdma_component.verbose >= 1) {
-            mca_coll_rdma_output("ucp_ep_create failed: %s", ucs_status_string(status));
+            mca_coll_rdma_output("ucp_ep_create failed: %s", UCX_CALL(ucs_status_string)(status));
         }
         return OMPI_ERROR;
     }
@@ -335,32 +387,32 @@ int coll_rdma_ucx_mem_alloc(size_t bytes, ucp_mem_h *memh, void **base, void **r
     params.address = NULL;
     params.length = bytes;
     params.flags = UCP_MEM_MAP_ALLOCATE;
-    status = ucp_mem_map(ucx_context, &params, memh);
+    status = UCX_CALL(ucp_mem_map)(ucx_context, &params, memh);
     if (UCS_OK != status) {
         goto fail;
     }
     attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
-    status = ucp_mem_query(*memh, &attr);
+    status = UCX_CALL(ucp_mem_query)(*memh, &attr);
     if (UCS_OK == status) {
         *base = attr.address;
-        status = ucp_rkey_pack(ucx_context, *memh, rkey_buf, rkey_len);
+        status = UCX_CALL(ucp_rkey_pack)(ucx_context, *memh, rkey_buf, rkey_len);
     }
     if (UCS_OK != status) {
-        ucp_mem_unmap(ucx_context, *memh);
+        UCX_CALL(ucp_mem_unmap)(ucx_context, *memh);
         goto fail;
     }
     return OMPI_SUCCESS;
 fail:
     if (mca_coll_rdma_component.verbose >= 1) {
         mca_coll_rdma_output("window of %zu bytes not allocated: %s", bytes,
-                             ucs_status_string(status));
+                             UCX_CALL(ucs_status_string)(status));
     }
     return OMPI_ERR_OUT_OF_RESOURCE;
 }
 
 void coll_rdma_ucx_mem_free(ucp_mem_h memh)
 {
-    ucp_mem_unmap(ucx_context, memh);
+    UCX_CALL(ucp_mem_unmap)(ucx_context, memh);
 }
 
 int coll_rdma_ucx_flush(void)
@@ -368,8 +420,9 @@ int coll_rdma_ucx_flush(void)
     ucp_request_param_t param;
 
     memset(&param, 0, sizeof(param));
-    return UCS_OK == ucx_wait(ucp_worker_flush_nbx(coll_rdma_ucx_worker, &param)) ? OMPI_SUCCESS
-                                                                                 : OMPI_ERROR;
+    return UCS_OK == ucx_wait(UCX_CALL(ucp_worker_flush_nbx)(coll_rdma_ucx_worker, &param))
+               ? OMPI_SUCCESS
+               : OMPI_ERROR;
 }
 
 void coll_rdma_ucx_want_progress(void)

@@ -11,8 +11,42 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <ucp/api/ucp.h>
+#include <ucs/config/global_opts.h>
 
 #include "ompi/proc/proc.h"
+
+/*
+ * Every UCX function coll/rdma calls.  The component does not link UCX:
+ * coll_rdma_ucx_init() (or the start-up helper thread) loads libucp with
+ * dlopen and fills coll_rdma_ucx_fns.  Linked, UCX's libraries were loaded,
+ * relocated and initialized with the component, inside every MPI_Init (and
+ * ompi_info), whether a window was ever set up or not: dlopen of the
+ * component took 2.4 to 7 ms on the 2-core VM, 0.13 ms without them, and
+ * MPI_Init at 2 ranks took 4.0 ms longer than with --mca coll ^rdma, now
+ * 0.1 ms less when UCX is not started early (medians of 41 paired runs,
+ * bench/setup_cost.sh).  Call them as UCX_CALL(name)(args), only after
+ * coll_rdma_ucx_init() succeeded.
+ */
+#define COLL_RDMA_UCX_FUNCTIONS(X)                                                        \
+    X(ucp_config_read) X(ucp_config_modify) X(ucp_config_release) X(ucp_init_version)     \
+    X(ucp_cleanup) X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_get_address)   \
+    X(ucp_worker_release_address) X(ucp_worker_progress) X(ucp_worker_fence)              \
+    X(ucp_worker_flush_nbx) X(ucp_ep_create) X(ucp_ep_close_nbx) X(ucp_ep_rkey_unpack)    \
+    X(ucp_rkey_ptr) X(ucp_rkey_pack) X(ucp_rkey_destroy) X(ucp_rkey_buffer_release)       \
+    X(ucp_mem_map) X(ucp_mem_unmap) X(ucp_mem_query) X(ucp_put_nbi) X(ucp_get_nbi)        \
+    X(ucp_request_check_status) X(ucp_request_free) X(ucs_status_string)                  \
+    X(ucs_global_opts_set_value)
+
+/** UCX's functions, resolved by coll_rdma_ucx_init(). */
+typedef struct coll_rdma_ucx_fns {
+#define COLL_RDMA_UCX_FN_POINTER(name) __typeof__(&name) name;
+    COLL_RDMA_UCX_FUNCTIONS(COLL_RDMA_UCX_FN_POINTER)
+#undef COLL_RDMA_UCX_FN_POINTER
+} coll_rdma_ucx_fns_t;
+
+extern coll_rdma_ucx_fns_t coll_rdma_ucx_fns;
+
+#define UCX_CALL(name) (coll_rdma_ucx_fns.name)
 
 /**
  * Serialize set-up and tear-down calls into UCX (context, endpoints, memory
