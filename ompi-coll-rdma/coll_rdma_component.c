@@ -162,11 +162,11 @@ static int rdma_register(void)
             "coll_rdma_priority",
             OPAL_INFO_LVL_6, &c->window_setup_calls);
     reg_int("ucx_prestart",
-            "1: start UCX (context and worker) and the op self-test in a helper thread during "
-            "MPI_Init, so that the first window set-up does not pay for them (about 3 ms at 2 "
-            "ranks); from the end of MPI_Init it runs only on idle cores (SCHED_IDLE), and it "
-            "ends when done. 0: at the first window set-up. Jobs of one process never start UCX "
-            "early",
+            "1: load and start UCX (context and worker) and run the op self-test in a helper "
+            "thread during MPI_Init, so that the first window set-up does not wait for them "
+            "(about 4 ms at 2 ranks); from the end of MPI_Init it runs only on idle cores "
+            "(SCHED_IDLE), and it ends when done. 0: at the first window set-up. Jobs of one "
+            "process never start UCX early",
             OPAL_INFO_LVL_6, &c->ucx_prestart);
     reg_int("poll_spins",
             "Polls of a sequence word between two calls of opal_progress() in a wait (which "
@@ -387,7 +387,8 @@ static void print_statistics(void)
             /* also counted above under their algorithm */
             mca_coll_rdma_output("%s wrong_fallback: calls=%llu (served beyond the thresholds: "
                                  "Open MPI's own reduction of their op and type is wrong here)",
-                                 coll_names[coll], (unsigned long long) c->wrong_fallback_calls[coll]);
+                                 coll_names[coll],
+                                 (unsigned long long) c->wrong_fallback_calls[coll]);
         }
     }
     if (c->allreduce_nway_not_adaptable > 0) {

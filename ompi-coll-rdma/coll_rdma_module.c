@@ -288,7 +288,8 @@ static void count_rescued(int coll, int alg, ompi_op_t *op, ompi_datatype_t *dty
                              "every size, beyond its thresholds (%s)",
                              COLL_RDMA_ALLREDUCE == coll ? "MPI_Allreduce" : "MPI_Reduce",
                              op->o_name, dtype->name,
-                             COLL_RDMA_ALG_RING == alg ? "segmented ring" : "k-nomial tree in chunks");
+                             COLL_RDMA_ALG_RING == alg ? "segmented ring"
+                                                       : "k-nomial tree in chunks");
     }
 }
 

@@ -113,9 +113,9 @@ static int ucx_fail(const char *what, ucs_status_t status)
  * so that it runs only on idle cores and never preempts the application's
  * calls (ranks often fill every core), and a set-up that needs it waits for
  * it (the join puts the core to sleep).  During MPI_Init it shares the core
- * fairly: measured at 2 ranks on 2 cores (40 runs), it lengthens MPI_Init
- * after the component's open by 2.4 ms and the set-up call takes 2.0 ms;
- * idle from ucp_init on, 1.6 and 2.9 ms (it finished later).  Never
+ * fairly: measured at 2 ranks on 2 cores (40 runs, UCX linked then), it
+ * lengthens MPI_Init after the component's open by 2.4 ms and the set-up
+ * call takes 2.0 ms; idle from ucp_init on, 1.6 and 2.9 ms.  Never
  * before ucp_init: UCX creates its async thread there, which would inherit
  * the policy, and an unprivileged process cannot undo it.  A failure leaves
  * the helper as it was.
