@@ -115,6 +115,7 @@ typedef struct mca_coll_rdma_component_t {
     int verbose;
     int poll_spins;             /* polls of a sequence word between two opal_progress() calls */
     int window_setup_calls;     /* calls a communicator leaves to the fallback before set-up */
+    int ucx_prestart;           /* start UCX in a helper thread in MPI_Init */
     size_t window_max_bytes;    /* cap on this rank's window (0: none); need not agree */
     coll_rdma_config_t config;
     /* process-wide statistics, printed at close when verbose >= 1 */
@@ -123,6 +124,9 @@ typedef struct mca_coll_rdma_component_t {
     uint64_t fallback_calls[COLL_RDMA_NKINDS][COLL_RDMA_NCOLLS][COLL_RDMA_NREASONS];
     /* allreduce calls with nway forced that Bruck served: (n, P) not adaptable */
     uint64_t allreduce_nway_not_adaptable;
+    /* calls served beyond the thresholds because Open MPI's own reduction of
+     * their (op, type) is wrong (also counted under their algorithm) */
+    uint64_t wrong_fallback_calls[COLL_RDMA_NCOLLS];
 } mca_coll_rdma_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_rdma_component_t mca_coll_rdma_component;
@@ -172,6 +176,10 @@ typedef struct mca_coll_rdma_module_t {
     struct coll_rdma_op *queue_tail;
     int busy;
     bool progress_listed;       /* in the request layer's progress list */
+    /* (op, type) pairs whose fallback is wrong on some rank: the union of
+     * every rank's op self-test, agreed at window set-up (bit t of entry f,
+     * as coll_rdma_op_fallback_wrong()) */
+    uint64_t fallback_wrong[OMPI_OP_BASE_FORTRAN_OP_MAX];
 } mca_coll_rdma_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_rdma_module_t);
@@ -204,9 +212,11 @@ ompi_datatype_t *coll_rdma_reduce_elem(ompi_datatype_t *dtype, size_t bytes, siz
  * first window_setup_calls ones sets the window up (collective over comm:
  * every rank makes the same blocking calls in the same order); without it
  * (nonblocking and persistent calls, which are local) nothing is set up.
+ * `now` (a blocking reduction Open MPI may get wrong) skips the rest of the
+ * warm-up.
  */
 bool coll_rdma_module_window_ready(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
-                                   bool may_setup, int *why);
+                                   bool may_setup, bool now, int *why);
 
 /** Fill the module's collective slots with coll/rdma's entry points (coll_rdma_entry.c). */
 void coll_rdma_entry_install(mca_coll_rdma_module_t *m);
@@ -239,8 +249,8 @@ static inline uint64_t coll_rdma_next_seq(mca_coll_rdma_module_t *module, int co
 int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool all_direct,
                              int *why);
 /*
- * bytes: count x the type size (the signature's bytes; the module packs
- * non-contiguous layouts); all_direct: every rank maps every peer's window
+ * bytes: count x the type size (the signature's bytes; packed where the
+ * layout is not contiguous); all_direct: every rank maps every peer's window
  * (agreed at set-up)
  */
 int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
@@ -249,11 +259,15 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
  * reducible_type: coll_rdma_reduce_elem() found the signature's element
  * type; reducible_op: coll_rdma_op_supported(op, that type);
  * order_independent: coll_rdma_op_order_independent(op, that type);
- * all_direct: every rank maps every peer's window (agreed at set-up)
+ * all_direct: every rank maps every peer's window (agreed at set-up);
+ * fallback_wrong: Open MPI's own reduction of (op, type) is wrong on some
+ * rank (agreed at set-up): then a call that no configured algorithm serves at
+ * its size, or that a forced algorithm cannot serve, takes the segmented ring
+ * at any size and *rescued is set (unless *_algorithm = fallback).
  */
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                                bool reducible_type, bool reducible_op, bool order_independent,
-                               bool all_direct, int *why);
+                               bool all_direct, bool fallback_wrong, bool *rescued, int *why);
 /*
  * block_bytes: one rank's block (allgather) or one destination's block
  * (alltoall), from the receive arguments, which MPI requires to have the
@@ -265,9 +279,15 @@ int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, siz
                                int *why);
 int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
                               int *why);
-/* reducible_type, reducible_op: as coll_rdma_decide_allreduce() */
+/*
+ * reducible_type, reducible_op, fallback_wrong: as coll_rdma_decide_allreduce();
+ * a call above the window's reduce slots whose fallback is wrong is served
+ * (KNOMIAL, *rescued set) in chunks of at most
+ * coll_rdma_window_block_cap(REDUCE) bytes, one instance each.
+ */
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                            bool reducible_type, bool reducible_op, int *why);
+                            bool reducible_type, bool reducible_op, bool fallback_wrong,
+                            bool *rescued, int *why);
 
 /* ---- reduction ------------------------------------------------------------ */
 
@@ -280,8 +300,40 @@ int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t
 void coll_rdma_op_reduce(ompi_op_t *op, const void *source, void *target, size_t count,
                          ompi_datatype_t *dtype);
 
-/** Compare every installed intrinsic op function against the base one; run once. */
+/**
+ * Compare every installed intrinsic op function on integer types against
+ * the base one (0.3 ms at 2 ranks here); the first call does it, later ones return at
+ * once.  Not thread-safe: call it from one thread, before any reduction
+ * (the start-up helper, or window set-up under the UCX lock).
+ */
 void coll_rdma_op_selftest(void);
+
+/**
+ * This process's findings of coll_rdma_op_selftest(), to be agreed between
+ * ranks: masks[f] (f a Fortran op index, OMPI_OP_BASE_FORTRAN_OP_MAX
+ * entries) has bit t set when Open MPI's own function for op type t, the
+ * one every other component calls, computes wrong results.
+ */
+void coll_rdma_op_fallback_wrong(uint64_t *masks);
+
+/**
+ * Whether `masks` (as from coll_rdma_op_fallback_wrong(), possibly ORed over
+ * ranks) marks Open MPI's own reduction of intrinsic `op` on predefined
+ * `dtype` as wrong.  False for user-defined ops and derived datatypes.
+ */
+bool coll_rdma_op_is_fallback_wrong(const uint64_t *masks, ompi_op_t *op, ompi_datatype_t *dtype);
+
+/**
+ * Whether a reduction of `op` on `dtype` (any layout) is one that Open MPI
+ * releases are known to get wrong on some installations: SUM on 8- and
+ * 16-bit integers (4.1.x op/avx), MIN and MAX on 64-bit unsigned integers
+ * (4.1.2-4.1.4, open-mpi/ompi#10525).  A static rule on what MPI requires
+ * to match on every rank (the op and the type signature's basic types), so
+ * that such a call may end a communicator's warm-up on every rank alike:
+ * only a window lets coll/rdma serve it.  Whether the fallback is really
+ * wrong is the self-test's finding, agreed at set-up.
+ */
+bool coll_rdma_op_suspect(ompi_op_t *op, ompi_datatype_t *dtype);
 
 /** Whether coll/rdma reduces `op` on `dtype` itself (predefined, commutative). */
 bool coll_rdma_op_supported(ompi_op_t *op, ompi_datatype_t *dtype);

@@ -68,9 +68,9 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
 /* auto: read allreduce only on communicators of more ranks than this */
 #define AUTO_ALLREDUCE_READ_MIN_RANKS 4
 
-int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                               bool reducible_type, bool reducible_op, bool order_independent,
-                               bool all_direct, int *why)
+static int decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
+                            bool reducible_type, bool reducible_op, bool order_independent,
+                            bool all_direct, int *why)
 {
     int forced = cfg->alg[COLL_RDMA_ALLREDUCE];
     coll_rdma_nway_plan_t plan;
@@ -155,6 +155,29 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
     }
 }
 
+int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
+                               bool reducible_type, bool reducible_op, bool order_independent,
+                               bool all_direct, bool fallback_wrong, bool *rescued, int *why)
+{
+    int alg = decide_allreduce(cfg, comm_size, bytes, reducible_type, reducible_op,
+                               order_independent, all_direct, why);
+
+    /*
+     * Correct beats fast: where Open MPI's own reduction of the pair is
+     * wrong, a call that would be handed on for its size (or because the
+     * forced algorithm cannot serve it here) takes the ring, which serves any
+     * size through slots of one segment.  Not a forced `fallback`: that stays
+     * the user's way to take coll/rdma out of the picture.
+     */
+    *rescued = false;
+    if (COLL_RDMA_ALG_FALLBACK == alg && fallback_wrong && bytes <= INT32_MAX
+        && (COLL_RDMA_WHY_TOO_LARGE == *why || COLL_RDMA_WHY_WINDOW == *why)) {
+        *rescued = true;
+        alg = COLL_RDMA_ALG_RING;
+    }
+    return alg;
+}
+
 /* auto: Bruck's allgather up to this many bytes gathered (MPICH's 80 KB, seed 000 B.7) */
 #define AUTO_ALLGATHER_BRUCK_BYTES (80 * 1024)
 
@@ -199,8 +222,13 @@ int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size
 }
 
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                            bool reducible_type, bool reducible_op, int *why)
+                            bool reducible_type, bool reducible_op, bool fallback_wrong,
+                            bool *rescued, int *why)
 {
+    size_t cap = coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_REDUCE,
+                                            COLL_RDMA_ALG_KNOMIAL);
+
+    *rescued = false;
     if (COLL_RDMA_ALG_FALLBACK == cfg->alg[COLL_RDMA_REDUCE]) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
@@ -210,9 +238,14 @@ int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t
     if (!reducible_op) {
         return fallback(why, COLL_RDMA_WHY_OP);
     }
-    if (bytes
-        > coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_REDUCE, COLL_RDMA_ALG_KNOMIAL)) {
-        return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+    if (bytes > cap) {
+        /* as for allreduce: served in chunks of at most cap bytes (the
+         * caller's loop) where the fallback would be wrong; a chunk holds at
+         * least one element of every type the self-test can mark (<= 8 bytes) */
+        if (!fallback_wrong || cap < 8 || bytes > INT32_MAX) {
+            return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+        }
+        *rescued = true;
     }
     return COLL_RDMA_ALG_KNOMIAL;
 }

@@ -30,6 +30,29 @@ static inline void stat_add(uint64_t *counter, uint64_t n)
     }
 }
 
+/*
+ * A call served only because Open MPI's own reduction of its (op, type) is
+ * wrong (the decision's rescued): counted, and said once per collective and
+ * pair at verbose >= 1 (by the communicator's rank 0).
+ */
+static void stat_rescued(const call_t *c, int alg, struct ompi_communicator_t *comm)
+{
+    static uint64_t said[COLL_RDMA_NCOLLS][OMPI_OP_BASE_FORTRAN_OP_MAX];
+    int f = c->op->o_f_to_c_index, t = ompi_op_ddt_map[c->elem->id];
+    uint64_t bit = (uint64_t) 1 << t;
+
+    stat_add(&mca_coll_rdma_component.wrong_fallback_calls[c->coll], 1);
+    if (mca_coll_rdma_component.verbose >= 1 && 0 == ompi_comm_rank(comm)
+        && 0 == (__atomic_fetch_or(&said[c->coll][f], bit, __ATOMIC_RELAXED) & bit)) {
+        mca_coll_rdma_output("%s %s on %s: Open MPI's own reduction computes wrong results on "
+                             "this installation (op self-test), so coll/rdma serves such calls at "
+                             "every size, beyond its thresholds (%s)",
+                             COLL_RDMA_ALLREDUCE == c->coll ? "MPI_Allreduce" : "MPI_Reduce",
+                             c->op->o_name, c->elem->name,
+                             COLL_RDMA_ALG_RING == alg ? "segmented ring" : "k-nomial tree in chunks");
+    }
+}
+
 /* ---- the algorithms, as plans ---------------------------------------------- */
 
 static const coll_rdma_plan_fn_t plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
@@ -67,6 +90,7 @@ typedef struct call {
     int root;
     ompi_datatype_t *elem; /* reductions: the signature's element type (decide) */
     size_t nelem;
+    bool rescued;          /* served only because Open MPI's own reduction is wrong */
 } call_t;
 
 #define contiguous coll_rdma_dtype_contiguous
@@ -89,9 +113,11 @@ static int decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, c
     const coll_rdma_config_t *cfg = &mca_coll_rdma_component.config;
     int size = ompi_comm_size(comm);
     size_t bytes = call_bytes(c);
-    bool direct, supported;
+    bool direct, supported, wrong, reduction = COLL_RDMA_REDUCE == c->coll
+                                                 || COLL_RDMA_ALLREDUCE == c->coll;
 
-    if (!coll_rdma_module_window_ready(m, comm, may_setup, why)) {
+    if (!coll_rdma_module_window_ready(m, comm, may_setup,
+                                       reduction && coll_rdma_op_suspect(c->op, c->rdtype), why)) {
         return COLL_RDMA_ALG_FALLBACK;
     }
     direct = m->window->all_direct;
@@ -109,12 +135,14 @@ static int decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, c
     }
     c->elem = coll_rdma_reduce_elem(c->rdtype, bytes, &c->nelem);
     supported = NULL != c->elem && coll_rdma_op_supported(c->op, c->elem);
+    wrong = supported && coll_rdma_op_is_fallback_wrong(m->fallback_wrong, c->op, c->elem);
     if (COLL_RDMA_REDUCE == c->coll) {
-        return coll_rdma_decide_reduce(cfg, size, bytes, NULL != c->elem, supported, why);
+        return coll_rdma_decide_reduce(cfg, size, bytes, NULL != c->elem, supported, wrong,
+                                       &c->rescued, why);
     }
     return coll_rdma_decide_allreduce(cfg, size, bytes, NULL != c->elem, supported,
                                       supported && coll_rdma_op_order_independent(c->op, c->elem),
-                                      direct, why);
+                                      direct, wrong, &c->rescued, why);
 }
 
 /*
@@ -175,6 +203,43 @@ static int views(coll_rdma_op_t *op, const call_t *c, size_t in_bytes, size_t ou
 }
 
 /*
+ * A reduce larger than the window's reduce slots (decided only where Open
+ * MPI's own reduction of the pair is wrong): one k-nomial instance per chunk
+ * of at most the slot payload, in order, in one program.  Every rank cuts the
+ * same chunks (count and type match); chunk g's actions take instance
+ * first + g and the chunk's part of the user's buffers, so the slot and
+ * credit arguments hold as for separate calls.
+ */
+static int plan_chunks(coll_rdma_op_t *op)
+{
+    size_t extent = op->dtype->super.size, chunk = op->win->reduce_bytes / extent;
+    size_t count = op->count;
+    uint32_t g = 0;
+    int rc = OMPI_SUCCESS;
+
+    for (size_t done = 0; OMPI_SUCCESS == rc && done < count; done += chunk, ++g) {
+        int first = op->prog.n;
+        op->count = count - done < chunk ? count - done : chunk;
+        op->bytes = op->count * extent;
+        rc = coll_rdma_reduce_knomial_plan(op);
+        for (int i = first; i < op->prog.n; ++i) {
+            coll_rdma_act_t *a = &op->prog.acts[i];
+            coll_rdma_buf_t *bufs[2] = {&a->src, &a->dst};
+            a->dseq += g;
+            for (int b = 0; b < 2; ++b) {
+                if (COLL_RDMA_BUF_SBUF == bufs[b]->base || COLL_RDMA_BUF_RBUF == bufs[b]->base) {
+                    bufs[b]->off += done * extent;
+                }
+            }
+        }
+    }
+    op->count = count;
+    op->bytes = count * extent;
+    op->prog.nseq = g;
+    return rc;
+}
+
+/*
  * Give `op` the call's arguments and its program: [PACK] plan [UNPACK].
  * An empty call (no bytes) gets an empty program that takes no instance:
  * the parity arguments need every instance to move data through every rank.
@@ -224,7 +289,9 @@ static int prepare(coll_rdma_op_t *op, const call_t *c, struct ompi_communicator
     default:
         break;
     }
-    if (OMPI_SUCCESS == rc) {
+    if (OMPI_SUCCESS == rc && COLL_RDMA_REDUCE == c->coll && bytes > op->win->reduce_bytes) {
+        rc = plan_chunks(op);
+    } else if (OMPI_SUCCESS == rc) {
         rc = plans[c->coll][op->alg](op);
     }
     if (OMPI_SUCCESS == rc && op->unpack_bytes > 0) {
@@ -256,6 +323,9 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, 
     }
     if (COLL_RDMA_ALLGATHER == c->coll || COLL_RDMA_ALLTOALL == c->coll) {
         moved *= (size_t) ompi_comm_size(comm);
+    }
+    if (c->rescued) {
+        stat_rescued(c, alg, comm);
     }
     stat_add(&cc->served_calls[kind][c->coll][alg], 1);
     stat_add(&cc->served_bytes[kind][c->coll][alg], moved);

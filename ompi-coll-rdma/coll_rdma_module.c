@@ -54,6 +54,9 @@ typedef struct setup_header {
     int64_t ok;           /* window allocated and UCX up on this rank */
     int64_t blob_bytes;   /* size of this rank's exchange blob */
     int64_t config[NCONFIG];
+    /* this process's op self-test: where Open MPI's own reduction is wrong
+     * (coll_rdma_op_fallback_wrong), ORed over the ranks */
+    uint64_t wrong[OMPI_OP_BASE_FORTRAN_OP_MAX];
 } setup_header_t;
 
 static void config_pack(const coll_rdma_config_t *cfg, int64_t *out)
@@ -133,12 +136,12 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
      * parameter differs between ranks (the others' set-up exchange would
      * meet this rank's plain collective). */
     if (size >= cfg->min_comm_size) {
+        /* waits for the start-up helper, if it is still at work */
         coll_rdma_ucx_lock();
         rc = coll_rdma_ucx_init();
-        if (OMPI_SUCCESS == rc) {
-            coll_rdma_op_selftest();
-        }
+        coll_rdma_op_selftest();
         coll_rdma_ucx_unlock();
+        coll_rdma_op_fallback_wrong(mine.wrong);
         if (OMPI_SUCCESS == rc) {
             win = coll_rdma_window_alloc(cfg, size, rank);
             if (NULL != win) {
@@ -156,6 +159,13 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
         goto out;
     }
     if (headers_agree(headers, size, rank)) {
+        /* Where the fallback is wrong on any rank, its result is wrong: every
+         * rank serves such calls, and decides alike from the same union. */
+        for (int i = 0; i < size; ++i) {
+            for (int f = 0; f < OMPI_OP_BASE_FORTRAN_OP_MAX; ++f) {
+                m->fallback_wrong[f] |= headers[i].wrong[f];
+            }
+        }
         for (int i = 0; i < size; ++i) {
             counts[i] = (int) headers[i].blob_bytes;
             displs[i] = (int) total;
@@ -218,9 +228,11 @@ out:
  * Whether this communicator's window is ready; if not, *why says why the call
  * falls back.  Set up at the call after the first window_setup_calls ones:
  * every rank makes the same calls in the same order, so all count alike.
+ * `now` (a reduction Open MPI itself may get wrong, coll_rdma_op_suspect())
+ * ends the warm-up at this call: it is the same on every rank too.
  */
 bool coll_rdma_module_window_ready(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
-                                   bool may_setup, int *why)
+                                   bool may_setup, bool now, int *why)
 {
     *why = COLL_RDMA_WHY_WINDOW;
     if (OPAL_UNLIKELY(COLL_RDMA_WINDOW_NONE == m->window_state)) {
@@ -230,7 +242,7 @@ bool coll_rdma_module_window_ready(mca_coll_rdma_module_t *m, struct ompi_commun
             *why = COLL_RDMA_WHY_WARMUP;
             return false;
         }
-        if (m->warmup_calls < mca_coll_rdma_component.window_setup_calls) {
+        if (m->warmup_calls < mca_coll_rdma_component.window_setup_calls && !now) {
             ++m->warmup_calls;
             *why = COLL_RDMA_WHY_WARMUP;
             return false;
@@ -268,6 +280,11 @@ static int rdma_module_enable(mca_coll_base_module_t *module, struct ompi_commun
         || NULL == m->previous_allgather || NULL == m->previous_allgatherv
         || NULL == m->previous_alltoall || NULL == m->previous_reduce) {
         return OMPI_ERROR;
+    }
+    /* MPI_COMM_WORLD's coll selection is MPI_Init's last step: from here on
+     * the start-up helper must not take the application's cores */
+    if (&ompi_mpi_comm_world.comm == comm) {
+        coll_rdma_ucx_prestart_give_way();
     }
     return OMPI_SUCCESS;
 }

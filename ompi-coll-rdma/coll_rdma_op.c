@@ -2,8 +2,9 @@
  * coll/rdma reductions: Open MPI's op framework, guarded by a self-test.
  *
  * Some installations ship op functions that are wrong for some types
- * (Debian's Open MPI 4.1.4 op/avx saturates 8-bit integer SUM once the count
- * reaches a vector width; DESIGN.md rule 7).  Once per process, every
+ * (Debian's Open MPI 4.1.4 op/avx saturates 8- and 16-bit integer SUM once
+ * the count reaches a vector width; DESIGN.md rule 7).  Once per process
+ * (in the start-up helper thread, or at the first window set-up), every
  * installed intrinsic function for an integer type is compared with Open
  * MPI's base (non-vectorized) function on the same inputs; pairs that differ
  * are then reduced with the base function.  Floating-point types are not
@@ -11,8 +12,13 @@
  *
  * Open MPI 4.1.4 also compares MPI_UNSIGNED_LONG as signed in MIN and MAX,
  * in every op component (open-mpi/ompi#10525, fixed in 4.1.5), so no
- * self-test against the base function can see it: C long and unsigned long
- * are reduced with the functions of their fixed-width twins instead.
+ * self-test against the base function of the same type can see it: C long
+ * and unsigned long are reduced with the functions of their fixed-width
+ * twins instead, and their own functions are compared with the twins'.
+ *
+ * The same comparisons say where Open MPI's own reduction, which every
+ * other component calls, is wrong (coll_rdma_op_fallback_wrong()): there
+ * coll/rdma serves the call at every size it can instead of handing it on.
  */
 #include "ompi_config.h"
 
@@ -22,13 +28,22 @@
 
 #include "ompi/mca/op/base/base.h"
 #include "ompi/mca/op/base/functions.h"
+#include "opal/datatype/opal_datatype_internal.h"
 
 /* Elements per self-test vector: covers 512-bit vectors of 8-bit types
  * several times plus a ragged tail. */
 #define SELFTEST_COUNT 301
 
 static bool use_base[OMPI_OP_BASE_FORTRAN_OP_MAX][OMPI_OP_BASE_TYPE_MAX];
+/* bit t of fallback_wrong[f]: the function Open MPI itself uses for Fortran
+ * op index f on op type t (what coll/tuned and every other component call)
+ * computes wrong results */
+static uint64_t fallback_wrong[OMPI_OP_BASE_FORTRAN_OP_MAX];
 static bool selftest_done = false;
+
+#if OMPI_OP_BASE_TYPE_MAX > 64
+#error "fallback_wrong holds one bit per op type: widen it"
+#endif
 
 /* The op framework's type index of predefined `dtype`, C long types mapped
  * to their fixed-width twins (see above); -1 when it has none. */
@@ -68,34 +83,78 @@ static void fill(unsigned char *buf, size_t bytes, uint64_t seed)
     }
 }
 
+/* The two operands of every comparison, filled once: filling them anew
+ * for each pair and count took most of the 3.4 ms the self-test used to
+ * cost at the first window set-up. */
+static unsigned char sel_in[SELFTEST_COUNT * 8], sel_inout[SELFTEST_COUNT * 8];
+
+/* Whether `fn` (with its op module) and the reference `ref` give different
+ * results for some count of `dtype` on the self-test operands: every count
+ * up to one 512-bit vector and one more (each remainder of the vector loops
+ * once), then longer ones that run the vector loops several times. */
+static bool differs(ompi_op_base_handler_fn_t fn, ompi_op_base_module_t *module,
+                    ompi_op_base_handler_fn_t ref, ompi_datatype_t *dtype)
+{
+    unsigned char mine[SELFTEST_COUNT * 8], want[SELFTEST_COUNT * 8];
+    size_t size = dtype->super.size;
+    int every = 64 / (int) size + 1;
+
+    for (int count = 1; count <= SELFTEST_COUNT; count += count < every ? 1 : 59) {
+        int n = count;
+        memcpy(mine, sel_inout, count * size);
+        memcpy(want, sel_inout, count * size);
+        fn(sel_in, mine, &n, &dtype, module);
+        n = count;
+        ref(sel_in, want, &n, &dtype, NULL);
+        if (0 != memcmp(mine, want, count * size)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void selftest_pair(ompi_op_t *op, ompi_datatype_t *dtype)
 {
-    int f, t;
-    ompi_op_base_handler_fn_t base;
-    unsigned char in[SELFTEST_COUNT * 8], mine[SELFTEST_COUNT * 8], ref[SELFTEST_COUNT * 8];
-    size_t size = dtype->super.size;
+    int f, t, raw = ompi_op_ddt_map[dtype->id];
+    ompi_op_base_handler_fn_t base, installed;
 
-    if (!op_indices(op, dtype, &f, &t) || size > 8) {
+    if (!op_indices(op, dtype, &f, &t) || dtype->super.size > 8) {
         return;
     }
+    /* the reference: the base function of the (fixed-width twin) type */
     base = ompi_op_base_functions[f][t];
-    if (NULL == base || (void *) base == (void *) op->o_func.intrinsic.fns[t]) {
+    if (NULL == base) {
         return;
     }
-    for (int count = 1; count <= SELFTEST_COUNT && !use_base[f][t]; count += count < 80 ? 1 : 37) {
-        int n = count;
-        fill(in, count * size, (uint64_t) count * 131 + t);
-        fill(mine, count * size, (uint64_t) count * 71 + f);
-        memcpy(ref, mine, count * size);
-        ompi_op_reduce(op, in, mine, count, dtype);
-        base(in, ref, &n, &dtype, NULL);
-        if (0 != memcmp(mine, ref, count * size)) {
-            use_base[f][t] = true;
-            if (mca_coll_rdma_component.verbose >= 2) {
-                mca_coll_rdma_output("op %s on %s fails the self-test at count %d: using the base "
-                                     "function",
-                                     op->o_name, dtype->name, count);
-            }
+    /* what coll/rdma itself uses; the same function is the fallback's,
+     * except for the long types (below) */
+    installed = op->o_func.intrinsic.fns[t];
+    if ((void *) base != (void *) installed && !use_base[f][t]
+        && differs(installed, op->o_func.intrinsic.modules[t], base, dtype)) {
+        use_base[f][t] = true;
+        if (raw == t) {
+            fallback_wrong[f] |= (uint64_t) 1 << t;
+        }
+        if (mca_coll_rdma_component.verbose >= 2) {
+            mca_coll_rdma_output("op %s on %s fails the self-test: coll/rdma uses the base "
+                                 "function, and serves such calls at every size it can",
+                                 op->o_name, dtype->name);
+        }
+    }
+    /* The long types: the fallback uses their own functions, which
+     * open-mpi/ompi#10525 made wrong in base too, so only the comparison
+     * with the twin's base function shows it. */
+    if (raw == t || raw < 0 || NULL == op->o_func.intrinsic.fns[raw]) {
+        return;
+    }
+    installed = op->o_func.intrinsic.fns[raw];
+    if ((void *) base != (void *) installed && 0 == (fallback_wrong[f] & ((uint64_t) 1 << raw))
+        && differs(installed, op->o_func.intrinsic.modules[raw], base, dtype)) {
+        fallback_wrong[f] |= (uint64_t) 1 << raw;
+        if (mca_coll_rdma_component.verbose >= 2) {
+            mca_coll_rdma_output("op %s on %s: Open MPI's own function is wrong here; coll/rdma "
+                                 "serves such calls at every size it can",
+                                 op->o_name, dtype->name);
         }
     }
 }
@@ -104,18 +163,62 @@ void coll_rdma_op_selftest(void)
 {
     ompi_op_t *ops[] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND,
                         MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR};
-    ompi_datatype_t *types[] = {MPI_INT8_T,  MPI_UINT8_T, MPI_INT16_T, MPI_UINT16_T,
+    ompi_datatype_t *types[] = {MPI_INT8_T,  MPI_UINT8_T,  MPI_INT16_T, MPI_UINT16_T,
                                 MPI_INT32_T, MPI_UINT32_T, MPI_INT64_T, MPI_UINT64_T,
-                                MPI_BYTE};
+                                MPI_BYTE,    MPI_LONG,     MPI_UNSIGNED_LONG};
 
     if (selftest_done) {
         return;
     }
     selftest_done = true;
+    fill(sel_in, sizeof(sel_in), 131);
+    fill(sel_inout, sizeof(sel_inout), 71);
     for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); ++o) {
         for (size_t d = 0; d < sizeof(types) / sizeof(types[0]); ++d) {
             selftest_pair(ops[o], types[d]);
         }
+    }
+}
+
+void coll_rdma_op_fallback_wrong(uint64_t *masks)
+{
+    memcpy(masks, fallback_wrong, sizeof(fallback_wrong));
+}
+
+bool coll_rdma_op_is_fallback_wrong(const uint64_t *masks, ompi_op_t *op, ompi_datatype_t *dtype)
+{
+    int f = op->o_f_to_c_index, t;
+
+    if (!ompi_op_is_intrinsic(op) || f <= 0 || f >= OMPI_OP_BASE_FORTRAN_OP_MAX
+        || !ompi_datatype_is_predefined(dtype)) {
+        return false;
+    }
+    t = ompi_op_ddt_map[dtype->id];
+    return t >= 0 && 0 != (masks[f] & ((uint64_t) 1 << t));
+}
+
+bool coll_rdma_op_suspect(ompi_op_t *op, ompi_datatype_t *dtype)
+{
+    /* basic types of the signature: MPI requires them to match on every rank */
+    uint32_t used = dtype->super.bdt_used;
+    const uint32_t narrow = (1u << OPAL_DATATYPE_INT1) | (1u << OPAL_DATATYPE_UINT1)
+                            | (1u << OPAL_DATATYPE_INT2) | (1u << OPAL_DATATYPE_UINT2);
+    uint32_t u64 = 1u << OPAL_DATATYPE_UINT8;
+#ifdef OPAL_DATATYPE_UNSIGNED_LONG
+    u64 |= 1u << OPAL_DATATYPE_UNSIGNED_LONG;
+#endif
+
+    if (!ompi_op_is_intrinsic(op) || 0 == used) {
+        return false;
+    }
+    switch (op->o_f_to_c_index) {
+    case OMPI_OP_BASE_FORTRAN_SUM:
+        return 0 == (used & ~narrow);
+    case OMPI_OP_BASE_FORTRAN_MIN:
+    case OMPI_OP_BASE_FORTRAN_MAX:
+        return 0 == (used & ~u64);
+    default:
+        return false;
     }
 }
 

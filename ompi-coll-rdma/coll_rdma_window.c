@@ -176,16 +176,16 @@ static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *com
         if (OMPI_SUCCESS
                 != coll_rdma_ucx_ep(ompi_comm_peer_lookup(comm, i), blob + sizeof(head) + head[1],
                                     &peer->ep)
-            || UCS_OK != ucp_ep_rkey_unpack(peer->ep, blob + sizeof(head), &peer->rkey)) {
+            || UCS_OK != UCX_CALL(ucp_ep_rkey_unpack)(peer->ep, blob + sizeof(head), &peer->rkey)) {
             return OMPI_ERROR;
         }
-        if (UCS_OK == ucp_rkey_ptr(peer->rkey, peer->base, &ptr)) {
+        if (UCS_OK == UCX_CALL(ucp_rkey_ptr)(peer->rkey, peer->base, &ptr)) {
             peer->direct = ptr;
         } else {
             ++win->nremote;
         }
     }
-    ucp_rkey_buffer_release(win->rkey_buf);
+    UCX_CALL(ucp_rkey_buffer_release)(win->rkey_buf);
     win->rkey_buf = NULL;
     if (win->nremote > 0) {
         coll_rdma_ucx_want_progress();
@@ -201,11 +201,11 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     coll_rdma_ucx_lock();
     for (int i = 0; i < win->comm_size; ++i) {
         if (NULL != win->peers[i].rkey) {
-            ucp_rkey_destroy(win->peers[i].rkey);
+            UCX_CALL(ucp_rkey_destroy)(win->peers[i].rkey);
         }
     }
     if (NULL != win->rkey_buf) {
-        ucp_rkey_buffer_release(win->rkey_buf);
+        UCX_CALL(ucp_rkey_buffer_release)(win->rkey_buf);
     }
     coll_rdma_ucx_mem_free(win->memh);
     coll_rdma_ucx_unlock();
@@ -235,18 +235,19 @@ int coll_rdma_window_post(coll_rdma_window_t *win, int peer, size_t off, const v
     }
     win->dirty = true;
     if (bytes > 0) {
-        status = ucp_put_nbi(p->ep, src, bytes, p->base + off + COLL_RDMA_SLOT_HEADER, p->rkey);
+        status = UCX_CALL(ucp_put_nbi)(p->ep, src, bytes, p->base + off + COLL_RDMA_SLOT_HEADER,
+                                       p->rkey);
         if (UCS_STATUS_IS_ERR(status)) {
             return OMPI_ERROR;
         }
         /* the sequence word must not overtake the payload (DESIGN.md rule 1) */
-        status = ucp_worker_fence(coll_rdma_ucx_worker);
+        status = UCX_CALL(ucp_worker_fence)(coll_rdma_ucx_worker);
         if (UCS_OK != status) {
             return OMPI_ERROR;
         }
     }
     win->seq_src = seq;
-    status = ucp_put_nbi(p->ep, &win->seq_src, sizeof(uint64_t), p->base + off, p->rkey);
+    status = UCX_CALL(ucp_put_nbi)(p->ep, &win->seq_src, sizeof(uint64_t), p->base + off, p->rkey);
     return UCS_STATUS_IS_ERR(status) ? OMPI_ERROR : OMPI_SUCCESS;
 }
 
@@ -254,7 +255,7 @@ void coll_rdma_window_idle(coll_rdma_window_t *win, int *spins)
 {
     if (win->nremote > 0) {
         /* emulated RMA needs the target to progress */
-        ucp_worker_progress(coll_rdma_ucx_worker);
+        UCX_CALL(ucp_worker_progress)(coll_rdma_ucx_worker);
     }
     if (--*spins <= 0) {
         opal_progress();
@@ -273,7 +274,7 @@ static int fetch_word(coll_rdma_window_t *win, int peer, size_t off, uint64_t *v
     int rc;
 
     if (!win->fetching) {
-        ucs_status_t status = ucp_get_nbi(p->ep, &win->fetched, sizeof(win->fetched),
+        ucs_status_t status = UCX_CALL(ucp_get_nbi)(p->ep, &win->fetched, sizeof(win->fetched),
                                           p->base + off, p->rkey);
         if (UCS_STATUS_IS_ERR(status)) {
             return OMPI_ERROR;

@@ -273,6 +273,7 @@ rdma_stat_sum() {
 #   fb:REASON         allreduce fallback REASON=N summed over ranks > 0
 #   fb:COLL:REASON    the same for collective COLL
 #   nofb              no "allreduce fallback" line at all
+#   nofb:COLL         no "COLL fallback" line at all
 rdma_check_stats() {
     local err=$1 np=$2 c n coll alg
     shift 2
@@ -320,9 +321,11 @@ rdma_check_stats() {
                 return 0
             fi
             ;;
-        nofb)
-            if grep -qE '^\[coll/rdma\] rank [0-9]+: allreduce fallback:' "$err"; then
-                echo "statistics: allreduce calls fell back: $(grep -m1 -E 'allreduce fallback:' "$err")"
+        nofb | nofb:*)
+            coll=allreduce
+            [ "$c" = nofb ] || coll=${c#nofb:}
+            if grep -qE "^\[coll/rdma\] rank [0-9]+: $coll fallback:" "$err"; then
+                echo "statistics: $coll calls fell back: $(grep -m1 -E "$coll fallback:" "$err")"
                 return 0
             fi
             ;;

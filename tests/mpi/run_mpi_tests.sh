@@ -25,6 +25,8 @@
 #   above-thresholds, small-thresholds-stress, min-comm-size4-comm
 #   int8sum-avx-*, ulongminmax-*   Open MPI 4.1.4 bugs coll/rdma must not
 #                             inherit (component only; SKIP lines otherwise)
+#   fbwrong-*                 the same pairs beyond every threshold, 1 byte
+#                             to 4 MiB, allreduce and reduce (component only)
 #   {allgather-bruck,allgather-ring,alltoall-bruck,alltoall-direct,
 #    reduce-knomial,barrier-pairwise}-npN   issue 3 algorithms forced: blocks
 #                             1 byte to 64 KiB (above the cap: fallback),
@@ -417,6 +419,23 @@ if [ "$RDMA_MODE" = component ]; then
         case_ "ulongminmax-np$np" "$np" avx-off "" "--only ulongminmax" \
             "served:allreduce:$AUTO_AR nofb"
     done
+    # The same pairs (8- and 16-bit SUM with op/avx, unsigned long MIN/MAX)
+    # above every threshold, up to 4 MiB: the fallback would be wrong, so
+    # coll/rdma serves them all (allreduce by the ring, reduce in chunks of
+    # its slot), says so in the statistics, and no such call falls back; with
+    # the default set-up delay the first such call sets the window up; forced
+    # slot algorithms give way to the ring; and on the put path.
+    FBW="served:allreduce:ring served:reduce:knomial served:allreduce:wrong_fallback served:reduce:wrong_fallback nofb nofb:reduce"
+    for np in 2 3 4; do
+        case_ "fbwrong-np$np" "$np" avx-on "" "--only fbwrong --max-bytes 4194304" "$FBW"
+    done
+    case_ "fbwrong-setup-calls16-np2" 2 avx-on "--mca coll_rdma_window_setup_calls 16" \
+        "--only fbwrong --max-bytes 1048576" "$FBW"
+    case_ "fbwrong-forced-pairwise-np3" 3 avx-on "--mca coll_rdma_allreduce_algorithm pairwise" \
+        "--only fbwrong --max-bytes 1048576" "$FBW"
+    case_ "fbwrong-put-path-np3" 3 avx-on "-x UCX_TLS=tcp,self" \
+        "--only fbwrong --max-bytes 262144" \
+        "served:allreduce:ring served:reduce:knomial served:reduce:wrong_fallback nofb nofb:reduce"
 elif rdma_selected int8sum-avx-plain; then
     out=$RDMA_LOGDIR/int8sum-avx-plain.out
     rdma_run int8sum-avx-plain "$out" "$out.err" \

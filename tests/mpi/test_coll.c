@@ -22,8 +22,9 @@
  *                  [--sweep-min P] [--ring-seg B] [--layout-derived-reduce B]
  *   LIST: comma separated from barrier, bcast, allreduce, allgather,
  *         alltoall, reduce, mix, comm, stress, fallback, int8sum, ulongminmax,
- *         sweep, large, all (default all = everything but ulongminmax, which
- *         plain Open MPI 4.1.4 always fails, sweep and large).  allgather and
+ *         sweep, large, fbwrong, all (default all = everything but
+ *         ulongminmax and fbwrong, which plain Open MPI 4.1.4 always fails,
+ *         sweep and large).  allgather and
  *         alltoall use blocks up to --max-bytes; mix: thousands of
  *         back-to-back allgather, alltoall, reduce (and barrier) calls with
  *         random delays on world, a dup and a split.
@@ -41,6 +42,10 @@
  *         layout-allreduce, layout-reduce: ranks describe the same data with
  *         different datatypes (test_layout.c, which says what
  *         --layout-derived-reduce does).
+ *   fbwrong: allreduce and reduce of the (op, type) pairs that Debian's Open
+ *         MPI 4.1.4 itself reduces wrong (SUM on 8- and 16-bit integers with
+ *         op/avx, MIN/MAX on MPI_UNSIGNED_LONG), from 1 element to
+ *         --max-bytes; not in "all" (plain Open MPI fails it).
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -80,6 +85,7 @@ enum {
     S_LAYOUT_REDUCE = 1 << 18,
     S_LAYOUT = S_LAYOUT_BCAST | S_LAYOUT_ALLGATHER | S_LAYOUT_ALLTOALL | S_LAYOUT_ALLREDUCE
                | S_LAYOUT_REDUCE,
+    S_FBWRONG = 1 << 19, /* not in "all": plain Open MPI 4.1.4 fails it (op/avx, ompi#10525) */
     S_ALL = 0x7f | S_ALLGATHER | S_ALLTOALL | S_REDUCE | S_MIX
 };
 
@@ -1012,6 +1018,59 @@ static void test_ulong(MPI_Comm comm, const char *label, int iters)
                     allreduce_case(comm, t, &ops[ks[oi]], counts[ci], ip, tag, label);
                 }
             }
+        }
+    }
+}
+
+/*
+ * Dedicated case: the pairs whose reduction Open MPI 4.1.4 itself gets wrong
+ * (op/avx saturates 8- and 16-bit SUM; MPI_UNSIGNED_LONG MIN/MAX compare as
+ * signed, ompi#10525), at sizes from 1 element past every threshold of
+ * coll/rdma up to --max-bytes, for allreduce and reduce (both roots at the
+ * ends, in place every other call).  coll/rdma must serve them all (its
+ * fallback would be wrong); every element is checked.  The 4 MiB end runs
+ * for one 8-bit, one 16-bit and the unsigned long pairs, the aliases stop
+ * at 1 MiB + 1 byte (beyond allreduce_max_bytes) to keep the case short.
+ */
+static void reduce_case(MPI_Comm comm, const ty_t *t, const op_t *o, size_t count, int root,
+                        int inplace, uint64_t tag, const char *label);
+
+static void test_fbwrong(MPI_Comm comm, const char *label)
+{
+    static const struct {
+        const char *type;
+        opk_t op;
+        int full; /* up to --max-bytes, else up to 1 MiB + 1 */
+    } pairs[] = {{"int8", O_SUM, 1},           {"uint8", O_SUM, 0},
+                 {"signed_char", O_SUM, 0},    {"unsigned_char", O_SUM, 0},
+                 {"char", O_SUM, 0},           {"int16", O_SUM, 0},
+                 {"uint16", O_SUM, 1},         {"short", O_SUM, 0},
+                 {"unsigned_short", O_SUM, 0}, {"unsigned_long", O_MAX, 1},
+                 {"unsigned_long", O_MIN, 0}};
+    /* bytes: around a vector width, the reduce slot (4 KiB), where the
+     * failures began (8 KiB), the short allreduce limit (16 KiB), the ring
+     * segment, allreduce_max_bytes (1 MiB), and the end */
+    static const size_t bytes[] = {1,    2,     3,         63,        64,          65,
+                                   255,  4095,  4096,      4097,      8192,        16385,
+                                   65539, 262139, 1048577, 2097152 + 5, (size_t)-1};
+    static const ty_t char_type = {MPI_CHAR, "char", 1, K_SINT};
+    int size;
+    MPI_Comm_size(comm, &size);
+    cur_test = "fbwrong";
+    for (size_t pi = 0; pi < sizeof(pairs) / sizeof(pairs[0]); pi++) {
+        const ty_t *t = strcmp(pairs[pi].type, "char") ? find_ar_type(pairs[pi].type) : &char_type;
+        size_t limit = pairs[pi].full ? opt_max_bytes : 1048577;
+        for (size_t bi = 0; bi < sizeof(bytes) / sizeof(bytes[0]); bi++) {
+            size_t b = bytes[bi] == (size_t)-1 ? opt_max_bytes : bytes[bi];
+            size_t count = b / (size_t)t->size;
+            if (b > limit || count == 0 || (bytes[bi] == (size_t)-1 && !pairs[pi].full)) {
+                continue;
+            }
+            int root = (int)(bi % 2) ? size - 1 : 0, ip = (int)((bi / 2 + pi) % 2);
+            uint64_t tag = mktag(0xfb, (uint64_t)pi, (uint64_t)bi, count, 0);
+            allreduce_case(comm, t, &ops[pairs[pi].op], count, ip, tag, label);
+            tag = mktag(0xfc, (uint64_t)pi, (uint64_t)bi, count, 0);
+            reduce_case(comm, t, &ops[pairs[pi].op], count, root, ip, tag, label);
         }
     }
 }
@@ -2260,7 +2319,8 @@ static void usage(void)
     if (world_rank == 0) {
         fprintf(stderr,
                 "usage: test_coll [--only barrier,bcast,allreduce,allgather,alltoall,reduce,mix,\n"
-                "                         comm,stress,fallback,int8sum,ulongminmax,sweep,large,all]\n"
+                "                         comm,stress,fallback,int8sum,ulongminmax,sweep,large,\n"
+                "                         fbwrong,all]\n"
                 "                 [--iters N] [--max-bytes B] [--seed S] [--stress-calls N]\n"
                 "                 [--dup-cycles N] [--light] [--any-order] [--sweep-min P]\n"
                 "                 [--ring-seg B] [--layout-derived-reduce B]\n"
@@ -2294,6 +2354,7 @@ static int parse_sections(const char *s)
         else if (!strcmp(tok, "layout-alltoall")) m |= S_LAYOUT_ALLTOALL;
         else if (!strcmp(tok, "layout-allreduce")) m |= S_LAYOUT_ALLREDUCE;
         else if (!strcmp(tok, "layout-reduce")) m |= S_LAYOUT_REDUCE;
+        else if (!strcmp(tok, "fbwrong")) m |= S_FBWRONG;
         else if (!strcmp(tok, "all")) m |= S_ALL;
         else {
             free(dup);
@@ -2365,13 +2426,14 @@ int main(int argc, char **argv)
     init_ops();
 
     double t0 = (double)now_ns();
-    enum { NSEC = 15 };
+    enum { NSEC = 16 };
     struct { int bit; const char *name; double secs; } sec[NSEC] = {
         {S_BARRIER, "barrier", 0}, {S_BCAST, "bcast", 0},       {S_ALLREDUCE, "allreduce", 0},
         {S_INT8SUM, "int8sum", 0}, {S_ULONG, "ulongminmax", 0}, {S_FALLBACK, "fallback", 0},
         {S_ALLGATHER, "allgather", 0}, {S_ALLTOALL, "alltoall", 0}, {S_REDUCE, "reduce", 0},
         {S_MIX, "mix", 0},         {S_COMM, "comm", 0},         {S_STRESS, "stress", 0},
-        {S_SWEEP, "sweep", 0},     {S_LARGE, "large", 0},       {S_LAYOUT, "layout", 0}};
+        {S_SWEEP, "sweep", 0},     {S_LARGE, "large", 0},       {S_LAYOUT, "layout", 0},
+        {S_FBWRONG, "fbwrong", 0}};
     for (int s = 0; s < NSEC; s++) {
         if (!(opt_sections & sec[s].bit)) {
             continue;
@@ -2423,6 +2485,9 @@ int main(int argc, char **argv)
             break;
         case S_LAYOUT:
             test_layout(opt_sections);
+            break;
+        case S_FBWRONG:
+            test_fbwrong(MPI_COMM_WORLD, "world");
             break;
         }
         sec[s].secs = ((double)now_ns() - ts) / 1e9;

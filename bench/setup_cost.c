@@ -1,0 +1,199 @@
+/*
+ * setup_cost: what one process pays for coll/rdma's start-up and window
+ * set-up, call by call (issue 10, item 2).
+ *
+ * Build:  made by `make` as bench/setup_cost (or: mpicc -O2 bench/setup_cost.c -o setup_cost)
+ * Usage:  mpirun -np 2 ./setup_cost [-n CALLS] [-s STEADY]
+ *         bench/setup_cost.sh runs it interleaved with and without coll/rdma
+ *         and prints medians over runs.
+ *
+ * Times, each with CLOCK_MONOTONIC inside the process:
+ *   init     MPI_Init (every rank; reported: the slowest rank; initmin: the
+ *            fastest, which waited least for the others to start and so
+ *            shows best what MPI_Init itself costs)
+ *   call[i]  the i-th (1-based) 8-byte MPI_Allreduce (int64 SUM) on a
+ *            communicator dup'ed from MPI_COMM_WORLD right after MPI_Init,
+ *            i = 1..CALLS (default 40: with coll_rdma_window_setup_calls =
+ *            16, call 17 sets the window up, or call 33 where the set-up
+ *            was postponed because UCX was still starting).  Before each call the ranks
+ *            meet in a barrier made of point-to-point messages, so that no
+ *            other collective (and no other communicator's set-up) enters
+ *            the measurement; reported: the slowest rank's time of that call.
+ *   worst    the slowest of those calls (max over ranks), and worstat its
+ *            number: the set-up call, unless noise was worse.
+ *   steady   the median of STEADY (default 2000) more such calls, each timed
+ *            alone, back to back (max over ranks of the per-rank median).
+ *   dup2     the 17th call on a second dup'ed communicator: with the
+ *            default coll_rdma_window_setup_calls, its window set-up once
+ *            UCX already runs in the process.
+ *   fin      MPI_Finalize, rank 0 only.
+ * Output: one line on rank 0,
+ *   init_us=.. initmin_us=.. call1_us=.. ... callN_us=.. worst_us=.. worstat_us=..
+ *   steady_us=.. dup2_us=.. fin_us=..  (worstat is a call number; every
+ *   key ends in _us for the summary script)
+ * Every result is checked (sum of rank + call numbers); a wrong one aborts.
+ */
+#define _GNU_SOURCE
+#include <mpi.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
+}
+
+/* A barrier of point-to-point messages (a gather to 0 and a release), so
+ * that the timed communicator's collective calls are the only ones made. */
+static void p2p_barrier(MPI_Comm comm)
+{
+    int rank, size, token = 0;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (0 == rank) {
+        for (int i = 1; i < size; ++i) {
+            MPI_Recv(&token, 1, MPI_INT, i, 77, comm, MPI_STATUS_IGNORE);
+        }
+        for (int i = 1; i < size; ++i) {
+            MPI_Send(&token, 1, MPI_INT, i, 78, comm);
+        }
+    } else {
+        MPI_Send(&token, 1, MPI_INT, 0, 77, comm);
+        MPI_Recv(&token, 1, MPI_INT, 0, 78, comm, MPI_STATUS_IGNORE);
+    }
+}
+
+/* One checked 8-byte allreduce: every rank contributes rank + call. */
+static void checked_allreduce(MPI_Comm comm, int64_t call, int rank, int size)
+{
+    int64_t in = rank + call, out = -1, want = (int64_t) size * (size - 1) / 2 + size * call;
+
+    MPI_Allreduce(&in, &out, 1, MPI_INT64_T, MPI_SUM, comm);
+    if (out != want) {
+        fprintf(stderr, "setup_cost: rank %d call %lld: got %lld, expected %lld\n", rank,
+                (long long) call, (long long) out, (long long) want);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : x > y;
+}
+
+/* The slowest rank's value of each of n doubles, and the smallest v[0] in
+ *min0 (MPI_Gather: not served by coll/rdma, so the report does not
+ * disturb what it reports). */
+static void max_over_ranks(double *v, int n, int rank, int size, double *min0)
+{
+    double *all = 0 == rank ? malloc(sizeof(double) * n * size) : NULL;
+
+    MPI_Gather(v, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (0 == rank) {
+        for (int r = 1; r < size; ++r) {
+            if (all[r * n] < *min0) {
+                *min0 = all[r * n];
+            }
+        }
+        for (int i = 0; i < n; ++i) {
+            for (int r = 1; r < size; ++r) {
+                if (all[r * n + i] > v[i]) {
+                    v[i] = all[r * n + i];
+                }
+            }
+        }
+        free(all);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int calls = 40, steady = 2000, rank, size;
+    double t0, init_us, t_fin;
+    MPI_Comm dup, dup2;
+
+    t0 = now_us();
+    MPI_Init(&argc, &argv);
+    init_us = now_us() - t0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+            calls = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
+            steady = atoi(argv[++i]);
+        } else {
+            if (0 == rank) {
+                fprintf(stderr, "usage: setup_cost [-n CALLS] [-s STEADY]\n");
+            }
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    if (calls < 1 || calls > 1000 || steady < 1) {
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+
+    /* v[0] init, v[1..calls] the first calls, then steady median, dup2's 17th */
+    int nv = calls + 3;
+    double *v = calloc(nv, sizeof(double)), *st = malloc(sizeof(double) * steady);
+
+    v[0] = init_us;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    for (int c = 1; c <= calls; ++c) {
+        p2p_barrier(MPI_COMM_WORLD);
+        double t = now_us();
+        checked_allreduce(dup, c, rank, size);
+        v[c] = now_us() - t;
+    }
+    p2p_barrier(MPI_COMM_WORLD);
+    for (int c = 0; c < steady; ++c) {
+        double t = now_us();
+        checked_allreduce(dup, calls + 1 + c, rank, size);
+        st[c] = now_us() - t;
+    }
+    qsort(st, steady, sizeof(double), cmp_double);
+    v[calls + 1] = st[steady / 2];
+
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup2);
+    for (int c = 1; c <= 17; ++c) {
+        p2p_barrier(MPI_COMM_WORLD);
+        double t = now_us();
+        checked_allreduce(dup2, c, rank, size);
+        v[calls + 2] = now_us() - t;
+    }
+    MPI_Comm_free(&dup2);
+    MPI_Comm_free(&dup);
+
+    double init_min = init_us;
+    max_over_ranks(v, nv, rank, size, &init_min);
+    if (0 == rank) {
+        printf("init_us=%.1f initmin_us=%.1f", v[0], init_min);
+        for (int c = 1; c <= calls; ++c) {
+            printf(" call%d_us=%.1f", c, v[c]);
+        }
+        int worst = 1;
+        for (int c = 2; c <= calls; ++c) {
+            worst = v[c] > v[worst] ? c : worst;
+        }
+        printf(" worst_us=%.1f worstat_us=%d", v[worst], worst);
+        printf(" steady_us=%.2f dup2_us=%.1f", v[calls + 1], v[calls + 2]);
+    }
+    free(v);
+    free(st);
+    t_fin = now_us();
+    MPI_Finalize();
+    if (0 == rank) {
+        printf(" fin_us=%.1f\n", now_us() - t_fin);
+    }
+    return 0;
+}
