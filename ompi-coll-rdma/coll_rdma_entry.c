@@ -18,6 +18,23 @@
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/runtime/mpiruntime.h"
 
+/* A collective call's arguments as MPI gave them.  bcast, allreduce, reduce:
+ * count and dtype on both sides. */
+typedef struct call {
+    int coll;
+    const void *sbuf;
+    size_t scount;
+    ompi_datatype_t *sdtype;
+    void *rbuf;
+    size_t rcount;
+    ompi_datatype_t *rdtype;
+    ompi_op_t *op;
+    int root;
+    ompi_datatype_t *elem; /* reductions: the signature's element type (decide) */
+    size_t nelem;
+    bool rescued;          /* served only because Open MPI's own reduction is wrong */
+} call_t;
+
 /* ---- statistics ------------------------------------------------------------ */
 
 /* Threads may run collectives on distinct communicators at once. */
@@ -75,23 +92,6 @@ static const coll_rdma_plan_fn_t plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
 };
 
 /* ---- one call --------------------------------------------------------------- */
-
-/* A collective call's arguments as MPI gave them.  bcast, allreduce, reduce:
- * count and dtype on both sides. */
-typedef struct call {
-    int coll;
-    const void *sbuf;
-    size_t scount;
-    ompi_datatype_t *sdtype;
-    void *rbuf;
-    size_t rcount;
-    ompi_datatype_t *rdtype;
-    ompi_op_t *op;
-    int root;
-    ompi_datatype_t *elem; /* reductions: the signature's element type (decide) */
-    size_t nelem;
-    bool rescued;          /* served only because Open MPI's own reduction is wrong */
-} call_t;
 
 #define contiguous coll_rdma_dtype_contiguous
 
