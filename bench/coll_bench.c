@@ -60,8 +60,8 @@
 enum { MODE_BLOCKING, MODE_NONBLOCKING, MODE_PERSISTENT };
 static const char *const mode_names[] = {"blocking", "nonblocking", "persistent"};
 #define OVERLAP_FACTOR 10 /* -O: computation = 10 x the pure latency */
-#if !defined(MPI_VERSION) || MPI_VERSION < 4
-#    include <mpi-ext.h> /* Open MPI 4.1: the persistent collectives are MPIX_*_init */
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+#    include <mpi-ext.h> /* Open MPI 4.1: the persistent collectives are MPIX_*_init; 5.0: mpi.h */
 #    define MPI_Barrier_init MPIX_Barrier_init
 #    define MPI_Bcast_init MPIX_Bcast_init
 #    define MPI_Reduce_init MPIX_Reduce_init

@@ -18,15 +18,16 @@
  */
 #define _DEFAULT_SOURCE
 #include <mpi.h>
-#include <mpi-ext.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#if !defined(MPI_VERSION) || MPI_VERSION < 4
-/* Open MPI 4.1 names the persistent collectives MPIX_*_init (mpi-ext.h). */
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+/* Open MPI 4.1 names the persistent collectives MPIX_*_init (mpi-ext.h);
+ * 5.0 has MPI-4's names in mpi.h. */
+#    include <mpi-ext.h>
 #    define MPI_Barrier_init MPIX_Barrier_init
 #    define MPI_Bcast_init MPIX_Bcast_init
 #    define MPI_Allreduce_init MPIX_Allreduce_init
