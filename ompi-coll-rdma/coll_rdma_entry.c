@@ -72,24 +72,6 @@ static void stat_rescued(const call_t *c, int alg, struct ompi_communicator_t *c
 
 /* ---- the algorithms, as plans ---------------------------------------------- */
 
-static const coll_rdma_plan_fn_t plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
-    [COLL_RDMA_BARRIER] = {[COLL_RDMA_ALG_READ] = coll_rdma_barrier_read_plan,
-                           [COLL_RDMA_ALG_NWAY] = coll_rdma_barrier_nway_plan,
-                           [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_barrier_pairwise_plan},
-    [COLL_RDMA_BCAST] = {[COLL_RDMA_ALG_READ] = coll_rdma_bcast_read_plan,
-                         [COLL_RDMA_ALG_KNOMIAL] = coll_rdma_bcast_knomial_plan},
-    [COLL_RDMA_ALLREDUCE] = {[COLL_RDMA_ALG_READ] = coll_rdma_allreduce_read_plan,
-                             [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_allreduce_pairwise_plan,
-                             [COLL_RDMA_ALG_KTREE] = coll_rdma_allreduce_ktree_plan,
-                             [COLL_RDMA_ALG_NWAY] = coll_rdma_allreduce_nway_plan,
-                             [COLL_RDMA_ALG_BRUCK] = coll_rdma_allreduce_bruck_plan,
-                             [COLL_RDMA_ALG_RING] = coll_rdma_allreduce_ring_plan},
-    [COLL_RDMA_ALLGATHER] = {[COLL_RDMA_ALG_BRUCK] = coll_rdma_allgather_bruck_plan,
-                             [COLL_RDMA_ALG_RING] = coll_rdma_allgather_ring_plan},
-    [COLL_RDMA_ALLTOALL] = {[COLL_RDMA_ALG_BRUCK] = coll_rdma_alltoall_bruck_plan,
-                            [COLL_RDMA_ALG_DIRECT] = coll_rdma_alltoall_direct_plan},
-    [COLL_RDMA_REDUCE] = {[COLL_RDMA_ALG_KNOMIAL] = coll_rdma_reduce_knomial_plan},
-};
 
 /* ---- one call --------------------------------------------------------------- */
 
@@ -292,7 +274,7 @@ static int prepare(coll_rdma_op_t *op, const call_t *c, struct ompi_communicator
     if (OMPI_SUCCESS == rc && COLL_RDMA_REDUCE == c->coll && bytes > op->win->reduce_bytes) {
         rc = plan_chunks(op);
     } else if (OMPI_SUCCESS == rc) {
-        rc = plans[c->coll][op->alg](op);
+        rc = coll_rdma_plans[c->coll][op->alg](op);
     }
     if (OMPI_SUCCESS == rc && op->unpack_bytes > 0) {
         coll_rdma_act_t *a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_UNPACK, 0);

@@ -82,6 +82,9 @@ void coll_rdma_op_init(coll_rdma_op_t *op, mca_coll_rdma_module_t *module,
  */
 typedef int (*coll_rdma_plan_fn_t)(coll_rdma_op_t *op);
 
+/** The plan of each (collective, algorithm); NULL where there is none (coll_rdma_plans.c). */
+extern const coll_rdma_plan_fn_t coll_rdma_plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];
+
 /* The plans, one per algorithm, in the algorithm family files. */
 int coll_rdma_barrier_read_plan(coll_rdma_op_t *op);
 int coll_rdma_barrier_nway_plan(coll_rdma_op_t *op);

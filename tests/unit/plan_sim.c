@@ -1125,24 +1125,6 @@ static unsigned weight(sim_t *S)
 
 /* ---- set-up ---------------------------------------------------------------------------------- */
 
-static const coll_rdma_plan_fn_t plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
-    [COLL_RDMA_BARRIER] = {[COLL_RDMA_ALG_READ] = coll_rdma_barrier_read_plan,
-                           [COLL_RDMA_ALG_NWAY] = coll_rdma_barrier_nway_plan,
-                           [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_barrier_pairwise_plan},
-    [COLL_RDMA_BCAST] = {[COLL_RDMA_ALG_READ] = coll_rdma_bcast_read_plan,
-                         [COLL_RDMA_ALG_KNOMIAL] = coll_rdma_bcast_knomial_plan},
-    [COLL_RDMA_ALLREDUCE] = {[COLL_RDMA_ALG_READ] = coll_rdma_allreduce_read_plan,
-                             [COLL_RDMA_ALG_PAIRWISE] = coll_rdma_allreduce_pairwise_plan,
-                             [COLL_RDMA_ALG_KTREE] = coll_rdma_allreduce_ktree_plan,
-                             [COLL_RDMA_ALG_NWAY] = coll_rdma_allreduce_nway_plan,
-                             [COLL_RDMA_ALG_BRUCK] = coll_rdma_allreduce_bruck_plan,
-                             [COLL_RDMA_ALG_RING] = coll_rdma_allreduce_ring_plan},
-    [COLL_RDMA_ALLGATHER] = {[COLL_RDMA_ALG_BRUCK] = coll_rdma_allgather_bruck_plan,
-                             [COLL_RDMA_ALG_RING] = coll_rdma_allgather_ring_plan},
-    [COLL_RDMA_ALLTOALL] = {[COLL_RDMA_ALG_BRUCK] = coll_rdma_alltoall_bruck_plan,
-                            [COLL_RDMA_ALG_DIRECT] = coll_rdma_alltoall_direct_plan},
-    [COLL_RDMA_REDUCE] = {[COLL_RDMA_ALG_KNOMIAL] = coll_rdma_reduce_knomial_plan},
-};
 
 /* Rank q's operation of call i, with buffers as coll_rdma_entry.c's views give them. */
 static void build_op(sim_t *S, int q, int i)
@@ -1195,7 +1177,7 @@ static void build_op(sim_t *S, int q, int i)
     if (COLL_RDMA_ALLGATHER == c->coll && c->in_place) {
         op->sbuf = o->rmem + (size_t) q * c->bytes;
     }
-    rc = plans[c->coll][c->alg](op);
+    rc = coll_rdma_plans[c->coll][c->alg](op);
     if (OMPI_SUCCESS != rc || op->prog.failed) {
         fail(S, "rank %d, call %d: the %s %s plan returned %d", q, i, coll_names[c->coll],
              alg_names[c->alg], rc);
