@@ -166,7 +166,8 @@ static int rdma_register(void)
             "thread during MPI_Init, so that the first window set-up does not wait for them "
             "(about 4 ms at 2 ranks); from the end of MPI_Init it runs only on idle cores "
             "(SCHED_IDLE), and it ends when done. 0: at the first window set-up. Jobs of one "
-            "process never start UCX early",
+            "process never start UCX early; nor does Open MPI 5.0 (a worker made inside its MPI_Init "
+            "fails at the first window: see coll_rdma_compat.h)",
             OPAL_INFO_LVL_6, &c->ucx_prestart);
     reg_int("poll_spins",
             "Polls of a sequence word between two calls of opal_progress() in a wait (which "
@@ -319,7 +320,8 @@ static void maybe_prestart(void)
     mca_coll_rdma_component_t *c = &mca_coll_rdma_component;
     int world = ompi_proc_world_size();
 
-    if (c->ucx_prestart && c->priority >= 0 && world >= 2 && world >= c->config.min_comm_size) {
+    if (COLL_RDMA_PRESTART_SUPPORTED && c->ucx_prestart && c->priority >= 0 && world >= 2
+        && world >= c->config.min_comm_size) {
         /* the self-test too: the set-up would wait for it */
         coll_rdma_ucx_prestart(coll_rdma_op_selftest);
     }

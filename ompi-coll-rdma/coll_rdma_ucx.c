@@ -155,7 +155,7 @@ static int ucx_start(bool helper)
     ucs_status_t status;
     /* every process of the job on this node: no communicator (short of
      * MPI_Comm_spawn and friends) needs a network */
-    bool one_node = opal_process_info.num_local_peers + 1 >= ompi_proc_world_size();
+    bool one_node = (size_t) opal_process_info.num_local_peers + 1 >= (size_t) ompi_proc_world_size();
 
     if (OMPI_SUCCESS != ucx_load()) {
         return ucx_state;
