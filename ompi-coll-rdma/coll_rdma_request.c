@@ -127,9 +127,12 @@ static int request_free(ompi_request_t **ompi_req)
     }
     coll_rdma_op_fini(&req->op);
     OMPI_REQUEST_FINI(&req->super);
-    opal_free_list_return(&request_pool, (opal_free_list_item_t *) req);
     *ompi_req = MPI_REQUEST_NULL;
     lock();
+    /* the single-threaded list under our lock: the lock-free one needs a
+     * 16-byte compare-and-swap that not every process can resolve (a
+     * python3 loading Open MPI through mpi4py could not) */
+    opal_free_list_return_st(&request_pool, (opal_free_list_item_t *) req);
     callback_update();
     unlock();
     return OMPI_SUCCESS;
@@ -184,8 +187,8 @@ coll_rdma_request_t *coll_rdma_request_alloc(mca_coll_rdma_module_t *module,
         unlock();
         return NULL;
     }
+    req = (coll_rdma_request_t *) opal_free_list_get_st(&request_pool);
     unlock();
-    req = (coll_rdma_request_t *) opal_free_list_get(&request_pool);
     if (NULL == req) {
         return NULL;
     }

@@ -266,7 +266,35 @@ def test_subcomms():
     check("Split/Dup communicators", ok, reason)
 
 
-for t in (test_barrier, test_Bcast, test_Allreduce, test_objects, test_subcomms):
+def test_nonblocking():
+    """Iallreduce, Ibcast, Ibarrier: several outstanding, completed by
+    Waitall, Testall loops and Wait, interleaved with blocking calls."""
+    ok, reason = True, ""
+    for it in range(300):
+        n = [1, 3, 64, 500][it % 4]
+        root = it % size
+        x = (np.arange(n, dtype=np.int64) + rank * 1000 + it)
+        out = np.empty_like(x)
+        b = np.arange(n, dtype=np.float64) * (it + 1) if rank == root else np.zeros(n)
+        reqs = [comm.Iallreduce(x, out, op=MPI.SUM), comm.Ibcast(b, root=root), comm.Ibarrier()]
+        if it % 3 == 0:
+            y = comm.allreduce(rank, op=MPI.SUM)  # blocking, between
+            if y != size * (size - 1) // 2 and ok:
+                ok, reason = False, "blocking allreduce among nonblocking: %r" % (y,)
+        if it % 2:
+            MPI.Request.Waitall(reqs)
+        else:
+            while not MPI.Request.Testall(reqs):
+                pass
+        exp = np.arange(n, dtype=np.int64) * size + 1000 * size * (size - 1) // 2 + size * it
+        if not np.array_equal(out, exp) and ok:
+            ok, reason = False, "Iallreduce iter %d: %s" % (it, first_diff(exp, out))
+        if not np.array_equal(b, np.arange(n, dtype=np.float64) * (it + 1)) and ok:
+            ok, reason = False, "Ibcast iter %d root %d" % (it, root)
+    check("Iallreduce/Ibcast/Ibarrier", ok, reason)
+
+
+for t in (test_barrier, test_Bcast, test_Allreduce, test_objects, test_subcomms, test_nonblocking):
     try:
         t()
     except Exception as e:  # a crash of one check is a failure, not an abort

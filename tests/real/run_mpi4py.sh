@@ -60,7 +60,7 @@ run() {
 }
 
 # auto picks the algorithms by communicator size, message size and (op, type) (docs/design.md)
-SERVED="served:barrier:read served:bcast:read served:allreduce:(read|ktree|pairwise|nway|bruck|ring)"
+SERVED="served:barrier:read served:bcast:read served:allreduce:(read|ktree|pairwise|nway|bruck|ring) served:ibarrier:read served:ibcast:read served:iallreduce:(read|ktree|pairwise|nway|bruck|ring)"
 run mpi4py-np3 3 avx-off funneled "$SERVED"
 if [ "$RDMA_MODE" = component ]; then
     run mpi4py-np4-avx 4 avx-on funneled "$SERVED"
