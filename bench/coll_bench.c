@@ -14,10 +14,10 @@
  *   back to back.
  *   Before the first size, PREWARM more untimed calls of the same collective
  *   (-W; default coll_rdma_window_setup_calls + 8, read through MPI_T, or 24
- *   where the component is not loaded), so that a component's one-time
- *   set-up (coll/rdma sets its window up at the communicator's
- *   coll_rdma_window_setup_calls + 1st call) is never timed, whatever the
- *   first size.  pingpong warms up with MPI_Barrier calls instead.
+ *   where the component is not loaded or the value is above 100000), so that
+ *   a component's one-time set-up (coll/rdma sets its window up at the
+ *   communicator's coll_rdma_window_setup_calls + 1st call) is never timed,
+ *   whatever the first size.  pingpong warms up with MPI_Barrier calls.
  *   Per rank: mean and median (sorted) of the ITERS per-call times.
  *   Reported (microseconds):
  *     Avg    = max over ranks of the per-rank mean (the slowest rank)
@@ -71,6 +71,7 @@ static const char *const mode_names[] = {"blocking", "nonblocking", "persistent"
 #endif
 #define PREWARM_MARGIN 8          /* calls past coll_rdma_window_setup_calls */
 #define PREWARM_NO_COMPONENT 16   /* as coll_rdma_window_setup_calls' default */
+#define PREWARM_SETUP_MAX 100000  /* larger set-up delays: no set-up within a run */
 
 struct opts {
     enum coll coll;
@@ -164,7 +165,8 @@ static void usage(FILE *f)
 "  -i ITERS     timed calls per size (default 1000, 100 above %d bytes)\n"
 "  -x WARMUP    untimed calls per size (default 100, 10 above %d bytes)\n"
 "  -W PREWARM   untimed calls before the first size (default\n"
-"               coll_rdma_window_setup_calls + %d, %d without coll/rdma):\n"
+"               coll_rdma_window_setup_calls + %d, %d without coll/rdma or\n"
+"               above %d set-up calls):\n"
 "               a component's one-time set-up is not timed; -W 0 times it\n"
 "  -f           full statistics: Min, Max, Median columns (before CallMin...)\n"
 "  -v           validate every call against a locally computed reference;\n"
@@ -186,7 +188,7 @@ static void usage(FILE *f)
 "               start and the wait; overlap %% = max(0, 100 - (overall - compute)\n"
 "               / pure x 100)); adds columns Compute, Overall, Overlap%%\n"
 "  -h           this help\n", LARGE_MESSAGE_SIZE, LARGE_MESSAGE_SIZE,
-            PREWARM_MARGIN, PREWARM_NO_COMPONENT + PREWARM_MARGIN, OVERLAP_FACTOR);
+            PREWARM_MARGIN, PREWARM_NO_COMPONENT + PREWARM_MARGIN, PREWARM_SETUP_MAX, OVERLAP_FACTOR);
 }
 
 static int parse_size(const char *s, size_t *out)
@@ -400,7 +402,9 @@ int main(int argc, char **argv)
 
     o.setup_calls = read_cvar_int("coll_rdma_window_setup_calls");
     if (o.prewarm < 0)
-        o.prewarm = (o.setup_calls >= 0 ? o.setup_calls : PREWARM_NO_COMPONENT) + PREWARM_MARGIN;
+        o.prewarm = (o.setup_calls >= 0 && o.setup_calls <= PREWARM_SETUP_MAX ? o.setup_calls
+                                                                              : PREWARM_NO_COMPONENT) +
+                    PREWARM_MARGIN;
 
     /* footprint of one call for the largest size */
     size_t smax = o.max_size / tsize * tsize;
@@ -443,7 +447,10 @@ int main(int argc, char **argv)
                o.fresh ? "yes" : "no");
         if (o.fresh) printf("(pool=%zuMiB)", region >> 20);
         printf(" validate=%s inplace=%s\n", o.validate ? "yes" : "no", o.inplace ? "yes" : "no");
-        if (o.setup_calls >= 0) printf("# coll_rdma_window_setup_calls=%d\n", o.setup_calls);
+        if (o.setup_calls > PREWARM_SETUP_MAX)
+            printf("# coll_rdma_window_setup_calls=%d (above %d: not pre-warmed for)\n", o.setup_calls,
+                   PREWARM_SETUP_MAX);
+        else if (o.setup_calls >= 0) printf("# coll_rdma_window_setup_calls=%d\n", o.setup_calls);
         else printf("# coll_rdma_window_setup_calls: not registered (coll/rdma not loaded)\n");
         if (o.full)
             printf("# %-10s %16s %12s %12s %12s %12s %12s %12s", "Size", "Avg Latency(us)", "Min", "Max",

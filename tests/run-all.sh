@@ -13,7 +13,7 @@ cd "$build"
 status=0
 make -j1 --no-print-directory check || status=$?
 # make check's own summary is in test-suite.log; show each test's result line
-for log in tests/unit/*.log tests/mpi/*.log tests/real/*.log; do
+for log in tests/unit/*.log tests/mpi/*.log tests/bench/*.log tests/real/*.log; do
     [ -f "$log" ] && [ "$log" != test-suite.log ] && { echo "== $log"; grep -E '^(PASS|FAIL|[0-9]+ passed)' "$log" | tail -40; }
 done
 if [ "${RUN_OMPI5:-1}" != 0 ]; then

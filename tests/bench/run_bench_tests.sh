@@ -68,6 +68,16 @@ for S in 16 40 0; do
     result "$name" "$reason"
 done
 
+# a set-up delay beyond any run (the documented way to keep windows off) is
+# not pre-warmed for: 24 calls, not 10^8
+name=setup-never-prewarm24
+if rdma_selected "$name" && [ "$RDMA_MODE" = component ]; then
+    bench "$name" "--mca coll_rdma_window_setup_calls 100000000" -c allgather -m 64K:64K -i 5 -x 0
+    reason=$(rdma_outcome $RC "$OUT" "$ERR" '^ *65536 ' "data line")
+    [ -z "$reason" ] && ! grep -q ' prewarm=24 ' "$OUT" && reason="prewarm is not 24: $(grep -o ' prewarm=[0-9]*' "$OUT")"
+    result "$name" "$reason"
+fi
+
 # the same check without the pre-warm must see the set-up among the timed calls
 name=setup-timed-without-prewarm
 if rdma_selected "$name" && [ "$RDMA_MODE" = component ]; then
