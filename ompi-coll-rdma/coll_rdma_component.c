@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "ompi/proc/proc.h"
 #include "ompi/runtime/mpiruntime.h"
@@ -85,11 +86,20 @@ void mca_coll_rdma_output(const char *fmt, ...)
 {
     char line[512];
     va_list ap;
+    int n;
 
+    n = snprintf(line, sizeof(line), "[coll/rdma] rank %u: ", (unsigned) OMPI_PROC_MY_NAME->vpid);
     va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
+    n += vsnprintf(line + n, sizeof(line) - (size_t) n - 1, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "[coll/rdma] rank %u: %s\n", (unsigned) OMPI_PROC_MY_NAME->vpid, line);
+    if (n > (int) sizeof(line) - 2) {
+        n = (int) sizeof(line) - 2;
+    }
+    line[n++] = '\n';
+    /* one write per line (at most PIPE_BUF bytes: atomic on the launcher's
+     * pipe): stdio may split an unbuffered stderr line, and lines of ranks
+     * printing at once then interleave mid-line */
+    (void) !write(STDERR_FILENO, line, (size_t) n);
 }
 
 /* A read-only component parameter of `type` at info `level`. */
