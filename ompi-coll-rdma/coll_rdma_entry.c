@@ -222,12 +222,98 @@ static int plan_chunks(coll_rdma_op_t *op)
 }
 
 /*
+ * Blocking calls replay their program: a program names buffers, not
+ * addresses (coll_rdma_prog.h), so it depends only on the algorithm, the
+ * bytes (and, for reductions, the element type and count), the op, the root
+ * and whether the call is in place, besides the window and the
+ * configuration, which are fixed per module.  Never on a user datatype's
+ * handle: a freed datatype's address comes back for another type.
+ * The last program per collective is kept; a call with the same key runs it
+ * again without planning (what a persistent request does).  Calls that pack
+ * (non-contiguous layouts) are planned every time.
+ */
+typedef struct coll_rdma_plan_key {
+    int alg, root;
+    bool in_place;
+    size_t bytes, nelem;
+    const void *elem, *op; /* predefined: never freed */
+} plan_key_t;
+
+struct coll_rdma_cached_prog {
+    plan_key_t key;
+    coll_rdma_act_t *acts;
+    int n;
+    uint32_t nseq;
+};
+
+static void plan_key(plan_key_t *k, const call_t *c, int alg)
+{
+    memset(k, 0, sizeof(*k)); /* compared with memcmp: no stray padding */
+    k->alg = alg;
+    k->root = c->root;
+    k->in_place = MPI_IN_PLACE == c->sbuf;
+    k->bytes = call_bytes(c);
+    k->nelem = c->nelem;
+    k->elem = c->elem;
+    k->op = c->op;
+}
+
+/* Run the cached program of this call's key, if there is one. */
+static bool replay(coll_rdma_op_t *op, const plan_key_t *k)
+{
+    struct coll_rdma_cached_prog *cp = op->module->cached[op->coll];
+
+    if (NULL == cp || 0 != memcmp(&cp->key, k, sizeof(*k))) {
+        return false;
+    }
+    op->prog.acts = cp->acts;
+    op->prog.n = op->prog.cap = cp->n;
+    op->prog.nseq = cp->nseq;
+    op->prog.borrowed = true;
+    return true;
+}
+
+/* Keep the program just planned for the next call with this key. */
+static void keep(const coll_rdma_op_t *op, const plan_key_t *k)
+{
+    struct coll_rdma_cached_prog *cp = op->module->cached[op->coll];
+    coll_rdma_act_t *acts = malloc((size_t) (op->prog.n > 0 ? op->prog.n : 1) * sizeof(*acts));
+
+    if (NULL == acts) {
+        return;
+    }
+    if (NULL == cp && NULL == (cp = op->module->cached[op->coll] = calloc(1, sizeof(*cp)))) {
+        free(acts);
+        return;
+    }
+    free(cp->acts);
+    memcpy(acts, op->prog.acts, (size_t) op->prog.n * sizeof(*acts));
+    cp->key = *k;
+    cp->acts = acts;
+    cp->n = op->prog.n;
+    cp->nseq = op->prog.nseq;
+}
+
+void coll_rdma_entry_release(mca_coll_rdma_module_t *m)
+{
+    for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
+        if (NULL != m->cached[coll]) {
+            free(m->cached[coll]->acts);
+            free(m->cached[coll]);
+            m->cached[coll] = NULL;
+        }
+    }
+}
+
+/*
  * Give `op` the call's arguments and its program: [PACK] plan [UNPACK].
  * An empty call (no bytes) gets an empty program that takes no instance:
  * the parity arguments need every instance to move data through every rank.
  */
-static int prepare(coll_rdma_op_t *op, const call_t *c, struct ompi_communicator_t *comm)
+static int prepare(coll_rdma_op_t *op, const call_t *c, struct ompi_communicator_t *comm,
+                   bool cache)
 {
+    plan_key_t key;
     int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     size_t bytes = call_bytes(c), all = (size_t) size * bytes;
     bool root = rank == c->root, in_place = MPI_IN_PLACE == c->sbuf;
@@ -271,10 +357,20 @@ static int prepare(coll_rdma_op_t *op, const call_t *c, struct ompi_communicator
     default:
         break;
     }
+    cache = cache && OMPI_SUCCESS == rc && NULL == op->tmp;
+    if (cache) {
+        plan_key(&key, c, op->alg);
+        if (replay(op, &key)) {
+            return OMPI_SUCCESS;
+        }
+    }
     if (OMPI_SUCCESS == rc && COLL_RDMA_REDUCE == c->coll && bytes > op->win->reduce_bytes) {
         rc = plan_chunks(op);
     } else if (OMPI_SUCCESS == rc) {
         rc = coll_rdma_plans[c->coll][op->alg](op);
+    }
+    if (cache && OMPI_SUCCESS == rc) {
+        keep(op, &key);
     }
     if (OMPI_SUCCESS == rc && op->unpack_bytes > 0) {
         coll_rdma_act_t *a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_UNPACK, 0);
@@ -325,7 +421,7 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, 
         op = &req->op;
     }
     coll_rdma_op_init(op, m, &cc->config, c->coll, alg);
-    *rc = prepare(op, c, comm);
+    *rc = prepare(op, c, comm, COLL_RDMA_KIND_BLOCKING == kind);
     if (COLL_RDMA_KIND_BLOCKING == kind) {
         if (OMPI_SUCCESS == *rc) {
             *rc = coll_rdma_op_run(op);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "opal/runtime/opal_progress.h"
+#include "ompi/runtime/mpiruntime.h"
 
 void coll_rdma_op_init(coll_rdma_op_t *op, mca_coll_rdma_module_t *module,
                        const coll_rdma_config_t *cfg, int coll, int alg)
@@ -266,6 +267,15 @@ int coll_rdma_exec(coll_rdma_op_t *op)
 static inline bool module_enter(mca_coll_rdma_module_t *m)
 {
     int expected = 0;
+
+    if (OPAL_LIKELY(!ompi_mpi_thread_multiple)) {
+        /* one thread: only re-entry from opal_progress can meet it busy */
+        if (m->busy) {
+            return false;
+        }
+        m->busy = 1;
+        return true;
+    }
     return __atomic_compare_exchange_n(&m->busy, &expected, 1, false, __ATOMIC_ACQUIRE,
                                        __ATOMIC_RELAXED);
 }
@@ -275,7 +285,8 @@ static inline void module_leave(mca_coll_rdma_module_t *m)
     __atomic_store_n(&m->busy, 0, __ATOMIC_RELEASE);
 }
 
-void coll_rdma_op_start(coll_rdma_op_t *op)
+/* Number the op's instances and reset where it stands. */
+static inline void op_reset(coll_rdma_op_t *op)
 {
     mca_coll_rdma_module_t *m = op->module;
 
@@ -286,6 +297,13 @@ void coll_rdma_op_start(coll_rdma_op_t *op)
     op->done = false;
     op->status = OMPI_SUCCESS;
     op->next = NULL;
+}
+
+void coll_rdma_op_start(coll_rdma_op_t *op)
+{
+    mca_coll_rdma_module_t *m = op->module;
+
+    op_reset(op);
     while (!module_enter(m)) {
         /* the progress callback of another thread holds the queue briefly */
     }
@@ -339,19 +357,22 @@ int coll_rdma_op_run(coll_rdma_op_t *op)
     int spins = op->win->poll_spins;
     int rc;
 
-    coll_rdma_op_start(op);
-    if (m->queue_head == op && module_enter(m)) {
-        /* nothing before it: drive it directly, holding the queue, so that
-         * opal_progress's callback leaves it alone */
-        while (OMPI_ERR_WOULD_BLOCK == (rc = coll_rdma_exec(op))) {
-            coll_rdma_window_idle(op->win, &spins);
+    if (NULL == __atomic_load_n(&m->queue_head, __ATOMIC_ACQUIRE) && module_enter(m)) {
+        /* nothing queued: run it directly, never queued, holding the queue
+         * so that opal_progress's callback leaves the module alone (the
+         * common case: blocking calls only) */
+        if (NULL == m->queue_head) {
+            op_reset(op);
+            while (OMPI_ERR_WOULD_BLOCK == (rc = coll_rdma_exec(op))) {
+                coll_rdma_window_idle(op->win, &spins);
+            }
+            module_leave(m);
+            coll_rdma_op_fini(op);
+            return rc;
         }
-        m->queue_head = NULL;
-        m->queue_tail = NULL;
         module_leave(m);
-        coll_rdma_op_fini(op);
-        return rc;
     }
+    coll_rdma_op_start(op);
     while (!__atomic_load_n(&op->done, __ATOMIC_ACQUIRE)) {
         if (0 == coll_rdma_module_progress(m)) {
             coll_rdma_window_idle(op->win, &spins);

@@ -297,6 +297,7 @@ static void rdma_module_construct(mca_coll_rdma_module_t *m)
 static void rdma_module_destruct(mca_coll_rdma_module_t *m)
 {
     coll_rdma_request_module_gone(m);
+    coll_rdma_entry_release(m);
     coll_rdma_window_free(m->window);
     m->window = NULL;
 #define X_RELEASE(name)                                                                     \
