@@ -227,20 +227,6 @@ void coll_rdma_entry_install(mca_coll_rdma_module_t *m);
 /** Release what the entry points keep in the module (cached programs). */
 void coll_rdma_entry_release(mca_coll_rdma_module_t *m);
 
-/**
- * Next sequence number of collective `coll` on this module: a plain counter
- * modulo 2^64, starting at debug_seq_start (default 1).  It does not skip 0:
- * "empty" is the value every window word starts with, debug_seq_start - 1
- * (0 by default), and compares are wrap-safe, so 0 is an ordinary instance
- * after a wrap.  Skipping it would give two consecutive instances the same
- * parity (2^64 - 1 and 1), which the double-buffered slots of pairwise
- * exchange cannot tell apart.
- */
-static inline uint64_t coll_rdma_next_seq(mca_coll_rdma_module_t *module, int coll)
-{
-    return ++module->seq[coll];
-}
-
 /* ---- decision -------------------------------------------------------------- */
 
 /**

@@ -285,7 +285,14 @@ static inline void module_leave(mca_coll_rdma_module_t *m)
     __atomic_store_n(&m->busy, 0, __ATOMIC_RELEASE);
 }
 
-/* Number the op's instances and reset where it stands. */
+/*
+ * Number the op's instances (the collective's next prog.nseq sequence
+ * numbers) and reset where it stands.  The counter runs modulo 2^64 from
+ * debug_seq_start (default 1) and does not skip 0: "empty" is the value
+ * every window word starts with, debug_seq_start - 1, and compares are
+ * wrap-safe, so 0 is an ordinary instance after a wrap; skipping it would
+ * give two consecutive instances the same parity (2^64 - 1 and 1).
+ */
 static inline void op_reset(coll_rdma_op_t *op)
 {
     mca_coll_rdma_module_t *m = op->module;

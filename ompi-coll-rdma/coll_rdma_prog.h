@@ -132,17 +132,6 @@ static inline void coll_rdma_prog_fini(coll_rdma_prog_t *p)
     coll_rdma_prog_init(p);
 }
 
-/* A program that lives on: its actions moved off the stack. */
-static inline int coll_rdma_prog_move(coll_rdma_prog_t *to, coll_rdma_prog_t *from)
-{
-    *to = *from;
-    if (from->acts == from->inline_acts) {
-        to->acts = to->inline_acts;
-    }
-    coll_rdma_prog_init(from);
-    return 0;
-}
-
 /*
  * Append an action of `kind` at instance dseq, every other field zero
  * (buffers NONE).  Returns it, or a dummy after an allocation failure

@@ -415,16 +415,6 @@ void coll_rdma_ucx_mem_free(ucp_mem_h memh)
     UCX_CALL(ucp_mem_unmap)(ucx_context, memh);
 }
 
-int coll_rdma_ucx_flush(void)
-{
-    ucp_request_param_t param;
-
-    memset(&param, 0, sizeof(param));
-    return UCS_OK == ucx_wait(UCX_CALL(ucp_worker_flush_nbx)(coll_rdma_ucx_worker, &param))
-               ? OMPI_SUCCESS
-               : OMPI_ERROR;
-}
-
 int coll_rdma_ucx_flush_test(void **request, bool *done)
 {
     ucs_status_t status;

@@ -113,14 +113,9 @@ int coll_rdma_ucx_mem_alloc(size_t bytes, ucp_mem_h *memh, void **base, void **r
                             size_t *rkey_len);
 
 /**
- * Wait until every put and get issued by this process completed remotely.
- * Returns OMPI_SUCCESS or OMPI_ERROR.
- */
-int coll_rdma_ucx_flush(void);
-
-/**
- * The same without waiting: the first call (*request NULL) starts a flush
- * of everything issued so far, later calls test it; *done once it
+ * Remote completion of every put and get this process issued, without
+ * waiting: the first call (*request NULL) starts a flush of everything
+ * issued so far, later calls test it; *done once it
  * completed (*request is NULL again).  Returns OMPI_SUCCESS or OMPI_ERROR.
  */
 int coll_rdma_ucx_flush_test(void **request, bool *done);

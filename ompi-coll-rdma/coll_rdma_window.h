@@ -266,30 +266,10 @@ int coll_rdma_window_attach(coll_rdma_window_t *win, struct ompi_communicator_t 
 /** Release the window, its rkeys and its memory. */
 void coll_rdma_window_free(coll_rdma_window_t *win);
 
-/** Payload address of the local slot at `off`. */
-static inline void *coll_rdma_slot_payload(coll_rdma_window_t *win, size_t off)
-{
-    return win->base + off + COLL_RDMA_SLOT_HEADER;
-}
-
-/** Offset of the bcast read ring slot for instance `seq`. */
-static inline size_t coll_rdma_bcast_read_slot(const coll_rdma_window_t *win, uint64_t seq)
-{
-    return win->off_bcast_read
-           + (size_t) ((seq - win->seq_start) % (uint64_t) win->bcast_slots) * win->bcast_slot_size;
-}
-
-
 /** Offset of barrier flag slot index `i`. */
 static inline size_t coll_rdma_barrier_slot(const coll_rdma_window_t *win, int i)
 {
     return win->off_barrier + (size_t) i * COLL_RDMA_LINE;
-}
-
-/** Offset of allreduce up slot index `i` (a child's slot at its parent). */
-static inline size_t coll_rdma_ar_up_slot(const coll_rdma_window_t *win, int i)
-{
-    return win->off_ar_up + (size_t) i * win->ar_slot_size;
 }
 
 /* Pairwise slots: fold, back, then (step, parity). */
@@ -400,8 +380,8 @@ int coll_rdma_window_diss_slots(int comm_size, int n);
 /**
  * Write `bytes` from `src` into `peer`'s slot at `off`, then its sequence
  * word = seq, ordered after the payload.  bytes may be 0 (a pure flag).
- * `src` must stay valid until coll_rdma_window_complete().  Returns
- * OMPI_SUCCESS or OMPI_ERROR.
+ * `src` must stay valid until a flush completed (coll_rdma_window_flush_test()).
+ * Returns OMPI_SUCCESS or OMPI_ERROR.
  */
 int coll_rdma_window_post(coll_rdma_window_t *win, int peer, size_t off, const void *src,
                           size_t bytes, uint64_t seq);
