@@ -176,9 +176,9 @@ typedef struct mca_coll_rdma_module_t {
     struct coll_rdma_op *queue_tail;
     int busy;
     bool progress_listed;       /* in the request layer's progress list */
-    /* the last blocking call's program per collective, replayed by the next
-     * call with the same arguments but buffers (coll_rdma_entry.c) */
-    struct coll_rdma_cached_prog *cached[COLL_RDMA_NCOLLS];
+    /* per collective, the last blocking call's operation, run again by the
+     * next call with the same arguments but buffers (coll_rdma_call.h) */
+    struct coll_rdma_standing *standing[COLL_RDMA_NCOLLS];
     /* (op, type) pairs whose fallback is wrong on some rank: the union of
      * every rank's op self-test, agreed at window set-up (bit t of entry f,
      * as coll_rdma_op_fallback_wrong()) */
@@ -224,7 +224,7 @@ bool coll_rdma_module_window_ready(mca_coll_rdma_module_t *m, struct ompi_commun
 /** Fill the module's collective slots with coll/rdma's entry points (coll_rdma_entry.c). */
 void coll_rdma_entry_install(mca_coll_rdma_module_t *m);
 
-/** Release what the entry points keep in the module (cached programs). */
+/** Release what the entry points keep in the module (standing operations). */
 void coll_rdma_entry_release(mca_coll_rdma_module_t *m);
 
 /* ---- decision -------------------------------------------------------------- */

@@ -73,6 +73,17 @@ static char *buf_addr(const coll_rdma_op_t *op, const coll_rdma_buf_t *b, uint64
     }
 }
 
+/* Whether the mapped word reached seq; if not, it is the one to poll. */
+static inline bool reached(coll_rdma_op_t *op, const char *word, uint64_t seq)
+{
+    if (coll_rdma_seq_reached(coll_rdma_load_word(word), seq)) {
+        return true;
+    }
+    op->poll_word = word;
+    op->poll_seq = seq;
+    return false;
+}
+
 /* ---- WAIT_ALL and FOLD_ALL ------------------------------------------------ */
 
 /* Mark every other rank as awaited. */
@@ -88,12 +99,13 @@ static int pending_set(coll_rdma_op_t *op)
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
     }
-    memset(op->pending, 0, (size_t) nwords * sizeof(uint64_t));
-    for (int peer = 0; peer < size; ++peer) {
-        if (peer != op->win->rank) {
-            op->pending[peer / 64] |= (uint64_t) 1 << (peer % 64);
-        }
+    /* the last word's ranks, then whole words of ones below it (no memset
+     * call at P <= 64: this is on every call's path) */
+    op->pending[nwords - 1] = 0 == size % 64 ? ~(uint64_t) 0 : ((uint64_t) 1 << (size % 64)) - 1;
+    for (int w = 0; w < nwords - 1; ++w) {
+        op->pending[w] = ~(uint64_t) 0;
     }
+    op->pending[op->win->rank / 64] &= ~((uint64_t) 1 << (op->win->rank % 64));
     op->next_rank = 0;
     op->pending_set = true;
     return OMPI_SUCCESS;
@@ -116,7 +128,7 @@ static bool test_all(coll_rdma_op_t *op, const coll_rdma_act_t *a, uint64_t seq)
     for (int w = op->next_rank / 64; w < nwords; ++w) {
         for (uint64_t left = op->pending[w]; 0 != left; left &= left - 1) {
             int peer = w * 64 + __builtin_ctzll(left);
-            if (coll_rdma_window_peer_arrived(win, peer, off, seq)) {
+            if (reached(op, win->peers[peer].direct + off, seq)) {
                 op->pending[w] &= ~((uint64_t) 1 << (peer % 64));
             } else {
                 all = false;
@@ -175,6 +187,7 @@ int coll_rdma_exec(coll_rdma_op_t *op)
     coll_rdma_window_t *win = op->win;
     int rc = OMPI_SUCCESS;
 
+    op->poll_word = NULL;
     while (op->pc < op->prog.n) {
         const coll_rdma_act_t *a = &op->prog.acts[op->pc];
         uint64_t seq = op->seq + a->dseq;
@@ -186,11 +199,11 @@ int coll_rdma_exec(coll_rdma_op_t *op)
                                        buf_addr(op, &a->src, seq), a->len, seq);
             break;
         case COLL_RDMA_ACT_WAIT:
-            ok = coll_rdma_window_arrived(win, coll_rdma_slot_off(win, &a->slot, seq), seq);
+            ok = reached(op, win->base + coll_rdma_slot_off(win, &a->slot, seq), seq);
             break;
         case COLL_RDMA_ACT_WAIT_PEER:
-            ok = coll_rdma_window_peer_arrived(win, a->peer, coll_rdma_slot_off(win, &a->slot, seq),
-                                               seq);
+            ok = reached(op, win->peers[a->peer].direct + coll_rdma_slot_off(win, &a->slot, seq),
+                         seq);
             break;
         case COLL_RDMA_ACT_WAIT_ALL:
         case COLL_RDMA_ACT_FOLD_ALL:
@@ -224,7 +237,7 @@ int coll_rdma_exec(coll_rdma_op_t *op)
         case COLL_RDMA_ACT_RING_RECV: {
             uint64_t m = win->ring_received + 1;
             size_t off = coll_rdma_ring_slot(win, m);
-            ok = coll_rdma_window_arrived(win, off, m);
+            ok = reached(op, win->base + off, m);
             op->ring_payload = win->base + off + COLL_RDMA_SLOT_HEADER;
             break;
         }
@@ -371,10 +384,9 @@ int coll_rdma_op_run(coll_rdma_op_t *op)
         if (NULL == m->queue_head) {
             op_reset(op);
             while (OMPI_ERR_WOULD_BLOCK == (rc = coll_rdma_exec(op))) {
-                coll_rdma_window_idle(op->win, &spins);
+                coll_rdma_window_poll(op->win, op->poll_word, op->poll_seq, &spins);
             }
             module_leave(m);
-            coll_rdma_op_fini(op);
             return rc;
         }
         module_leave(m);
@@ -385,6 +397,5 @@ int coll_rdma_op_run(coll_rdma_op_t *op)
             coll_rdma_window_idle(op->win, &spins);
         }
     }
-    coll_rdma_op_fini(op);
     return op->status;
 }

@@ -61,6 +61,8 @@ struct coll_rdma_op {
     uint64_t pending_inline[4];
     const void *ring_payload;      /* RING_RECV's message, for the actions after it */
     void *flush_request;           /* FLUSH under way */
+    const char *poll_word;         /* the mapped word the last test found short (NULL: none), */
+    uint64_t poll_seq;             /* and the instance it waits for: what a blocking call polls */
     bool done;
     int status;                    /* OMPI_SUCCESS or the error that ended the program */
 };
@@ -209,8 +211,10 @@ void coll_rdma_op_fini(coll_rdma_op_t *op);
 void coll_rdma_op_start(coll_rdma_op_t *op);
 
 /**
- * Run a blocking call: start `op` and drive the module's queue until `op`
- * is done.  Returns its status (OMPI_SUCCESS or a transport error).
+ * Run a blocking call: start `op` (numbered anew) and drive the module's
+ * queue until `op` is done; with nothing queued, run it directly.  `op`
+ * keeps its program, to be run again or released by coll_rdma_op_fini().
+ * Returns its status (OMPI_SUCCESS or a transport error).
  */
 int coll_rdma_op_run(coll_rdma_op_t *op);
 

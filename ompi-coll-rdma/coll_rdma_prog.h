@@ -110,7 +110,6 @@ typedef struct coll_rdma_prog {
     int cap;
     uint32_t nseq;
     bool failed; /* an allocation failed while building: the plan is unusable */
-    bool borrowed; /* acts belong to a cached program (coll_rdma_entry.c), not to this one */
     coll_rdma_act_t inline_acts[COLL_RDMA_PROG_INLINE];
 } coll_rdma_prog_t;
 
@@ -121,12 +120,11 @@ static inline void coll_rdma_prog_init(coll_rdma_prog_t *p)
     p->cap = COLL_RDMA_PROG_INLINE;
     p->nseq = 1;
     p->failed = false;
-    p->borrowed = false;
 }
 
 static inline void coll_rdma_prog_fini(coll_rdma_prog_t *p)
 {
-    if (p->acts != p->inline_acts && !p->borrowed) {
+    if (p->acts != p->inline_acts) {
         free(p->acts);
     }
     coll_rdma_prog_init(p);

@@ -262,6 +262,18 @@ void coll_rdma_window_idle(coll_rdma_window_t *win, int *spins)
         *spins = win->poll_spins;
     }
 }
+void coll_rdma_window_poll(coll_rdma_window_t *win, const char *word, uint64_t seq, int *spins)
+{
+    if (NULL != word && 0 == win->nremote) {
+        for (; *spins > 1; --*spins) {
+            if (coll_rdma_seq_reached(coll_rdma_load_word(word), seq)) {
+                return;
+            }
+        }
+    }
+    coll_rdma_window_idle(win, spins);
+}
+
 /*
  * The put path's read of a peer's word without waiting: a get into
  * win->fetched, then a flush tested on later calls; *value is updated once

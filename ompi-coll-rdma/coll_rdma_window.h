@@ -374,6 +374,15 @@ int coll_rdma_window_flush_test(coll_rdma_window_t *win, void **request, bool *d
  */
 void coll_rdma_window_idle(coll_rdma_window_t *win, int *spins);
 
+/**
+ * A blocking wait's idle step: poll the mapped sequence word `word` (this
+ * rank's or a peer's window; NULL: none known) until it reaches `seq`, at
+ * most until *spins runs out, then coll_rdma_window_idle().  Where a peer is
+ * reached by emulated RMA, idle only (the worker must progress between
+ * polls).
+ */
+void coll_rdma_window_poll(coll_rdma_window_t *win, const char *word, uint64_t seq, int *spins);
+
 /** Slots per parity of the dissemination region: rounds * min(n, P-1). */
 int coll_rdma_window_diss_slots(int comm_size, int n);
 

@@ -1,0 +1,314 @@
+/*
+ * coll/rdma calls: decision, preparation and the standing operations of
+ * blocking calls (coll_rdma_call.h).
+ */
+#include "ompi_config.h"
+
+#include "coll_rdma_call.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define contiguous coll_rdma_dtype_contiguous
+
+int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
+                          coll_rdma_call_t *c, bool may_setup, int *why)
+{
+    const coll_rdma_config_t *cfg = &mca_coll_rdma_component.config;
+    int size = ompi_comm_size(comm);
+    size_t bytes = coll_rdma_call_bytes(c);
+    bool direct, supported, wrong, reduction = COLL_RDMA_REDUCE == c->coll
+                                                 || COLL_RDMA_ALLREDUCE == c->coll;
+
+    if (!coll_rdma_module_window_ready(m, comm, may_setup,
+                                       reduction && coll_rdma_op_suspect(c->op, c->rdtype), why)) {
+        return COLL_RDMA_ALG_FALLBACK;
+    }
+    direct = m->window->all_direct;
+    switch (c->coll) {
+    case COLL_RDMA_BARRIER:
+        return coll_rdma_decide_barrier(cfg, size, direct, why);
+    case COLL_RDMA_BCAST:
+        return coll_rdma_decide_bcast(cfg, size, bytes, direct, why);
+    case COLL_RDMA_ALLGATHER:
+        return coll_rdma_decide_allgather(cfg, size, bytes, why);
+    case COLL_RDMA_ALLTOALL:
+        return coll_rdma_decide_alltoall(cfg, size, bytes, why);
+    default:
+        break;
+    }
+    c->elem = coll_rdma_reduce_elem(c->rdtype, bytes, &c->nelem);
+    supported = NULL != c->elem && coll_rdma_op_supported(c->op, c->elem);
+    wrong = supported && coll_rdma_op_is_fallback_wrong(m->fallback_wrong, c->op, c->elem);
+    if (COLL_RDMA_REDUCE == c->coll) {
+        return coll_rdma_decide_reduce(cfg, size, bytes, NULL != c->elem, supported, wrong,
+                                       &c->rescued, why);
+    }
+    return coll_rdma_decide_allreduce(cfg, size, bytes, NULL != c->elem, supported,
+                                      supported && coll_rdma_op_order_independent(c->op, c->elem),
+                                      direct, wrong, &c->rescued, why);
+}
+
+/*
+ * Contiguous views of the call's data: the algorithms move contiguous bytes
+ * (decisions use signatures only, coll_rdma_dtype.c).  A contiguous layout
+ * is used in place from its true lower bound; any other goes through
+ * op->tmp, packed by a PACK action before the plan and unpacked by an
+ * UNPACK action after it.
+ *   in_bytes    the input's packed bytes (0: no input; in place: inside the
+ *               output at in_place_offset)
+ *   out_bytes   the output's packed bytes (0: no output on this rank)
+ *   fill        the output holds data before the plan (in place, bcast root)
+ *   unpack      the output is a result (not at a bcast root)
+ */
+static int views(coll_rdma_op_t *op, const coll_rdma_call_t *c, size_t in_bytes, size_t out_bytes,
+                 size_t in_place_offset, bool fill, bool unpack)
+{
+    bool in_place = MPI_IN_PLACE == c->sbuf;
+    bool pack_in = in_bytes > 0 && !in_place && !contiguous(c->sdtype, op->user_scount);
+    bool pack_out = out_bytes > 0 && !contiguous(c->rdtype, op->user_rcount);
+    size_t at = pack_out ? out_bytes : 0;
+    coll_rdma_act_t *a;
+
+    if (pack_in || pack_out) {
+        op->tmp = malloc(at + (pack_in ? in_bytes : 0));
+        if (NULL == op->tmp) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    op->rbuf = NULL;
+    if (pack_out) {
+        op->rbuf = op->tmp;
+        if (fill) {
+            a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_PACK, 0);
+            a->peer = 1;
+            a->dst = coll_rdma_buf(COLL_RDMA_BUF_TMP, 0);
+            a->len = out_bytes;
+        }
+        op->unpack_bytes = unpack ? out_bytes : 0;
+    } else if (out_bytes > 0) {
+        op->rbuf = (char *) c->rbuf + c->rdtype->super.true_lb;
+    }
+    if (0 == in_bytes) {
+        op->sbuf = op->rbuf;
+    } else if (in_place) {
+        /* the algorithms handle input inside the output */
+        op->sbuf = (char *) op->rbuf + in_place_offset;
+    } else if (pack_in) {
+        a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_PACK, 0);
+        a->peer = 0;
+        a->dst = coll_rdma_buf(COLL_RDMA_BUF_TMP, at);
+        a->len = in_bytes;
+        op->sbuf = op->tmp + at;
+    } else {
+        op->sbuf = (const char *) c->sbuf + c->sdtype->super.true_lb;
+    }
+    return op->prog.failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+/*
+ * A reduce larger than the window's reduce slots (decided only where Open
+ * MPI's own reduction of the pair is wrong): one k-nomial instance per chunk
+ * of at most the slot payload, in order, in one program.  Every rank cuts the
+ * same chunks (count and type match); chunk g's actions take instance
+ * first + g and the chunk's part of the user's buffers, so the slot and
+ * credit arguments hold as for separate calls.
+ */
+static int plan_chunks(coll_rdma_op_t *op)
+{
+    size_t extent = op->dtype->super.size, chunk = op->win->reduce_bytes / extent;
+    size_t count = op->count;
+    uint32_t g = 0;
+    int rc = OMPI_SUCCESS;
+
+    for (size_t done = 0; OMPI_SUCCESS == rc && done < count; done += chunk, ++g) {
+        int first = op->prog.n;
+        op->count = count - done < chunk ? count - done : chunk;
+        op->bytes = op->count * extent;
+        rc = coll_rdma_reduce_knomial_plan(op);
+        for (int i = first; i < op->prog.n; ++i) {
+            coll_rdma_act_t *a = &op->prog.acts[i];
+            coll_rdma_buf_t *bufs[2] = {&a->src, &a->dst};
+            a->dseq += g;
+            for (int b = 0; b < 2; ++b) {
+                if (COLL_RDMA_BUF_SBUF == bufs[b]->base || COLL_RDMA_BUF_RBUF == bufs[b]->base) {
+                    bufs[b]->off += done * extent;
+                }
+            }
+        }
+    }
+    op->count = count;
+    op->bytes = count * extent;
+    op->prog.nseq = g;
+    return rc;
+}
+
+/*
+ * Bind the call's buffers to `op`: the user's arguments for PACK and
+ * UNPACK, and op->sbuf / op->rbuf through views().  For a call whose
+ * layouts are contiguous this adds no action, so a standing operation is
+ * bound again at every call.
+ */
+static int bind_buffers(coll_rdma_op_t *op, const coll_rdma_call_t *c, struct ompi_communicator_t *comm)
+{
+    int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    size_t bytes = coll_rdma_call_bytes(c), all = (size_t) size * bytes;
+    bool root = rank == c->root, in_place = MPI_IN_PLACE == c->sbuf;
+
+    op->user_sbuf = c->sbuf;
+    op->user_scount = c->scount;
+    op->user_sdtype = c->sdtype;
+    op->user_rbuf = c->rbuf;
+    op->user_rcount = c->rcount;
+    op->user_rdtype = c->rdtype;
+    if (COLL_RDMA_BARRIER != c->coll && 0 == bytes) {
+        return OMPI_SUCCESS;
+    }
+    switch (c->coll) {
+    case COLL_RDMA_BCAST:
+        return views(op, c, 0, bytes, 0, root, !root);
+    case COLL_RDMA_ALLREDUCE:
+        return views(op, c, bytes, bytes, 0, in_place, true);
+    case COLL_RDMA_REDUCE: /* the output is significant at the root only */
+        return views(op, c, bytes, root ? bytes : 0, 0, in_place, true);
+    case COLL_RDMA_ALLGATHER:
+        op->user_rcount = c->rcount * (size_t) size;
+        return views(op, c, bytes, all, (size_t) rank * bytes, in_place, true);
+    case COLL_RDMA_ALLTOALL:
+        op->user_scount = c->scount * (size_t) size;
+        op->user_rcount = c->rcount * (size_t) size;
+        return views(op, c, all, all, 0, in_place, true);
+    default:
+        return OMPI_SUCCESS;
+    }
+}
+
+int coll_rdma_call_prepare(coll_rdma_op_t *op, const coll_rdma_call_t *c,
+                           struct ompi_communicator_t *comm)
+{
+    size_t bytes = coll_rdma_call_bytes(c);
+    int rc;
+
+    op->dtype = c->elem;
+    op->count = c->nelem;
+    op->op = c->op;
+    op->root = c->root;
+    op->bytes = bytes;
+    op->unpack_bytes = 0;
+    rc = bind_buffers(op, c, comm);
+    if (COLL_RDMA_BARRIER != c->coll && 0 == bytes) {
+        /* the parity arguments need every instance to move data through
+         * every rank: an empty call takes none */
+        op->prog.nseq = 0;
+        return OMPI_SUCCESS;
+    }
+    if (OMPI_SUCCESS == rc && COLL_RDMA_REDUCE == c->coll && bytes > op->win->reduce_bytes) {
+        rc = plan_chunks(op);
+    } else if (OMPI_SUCCESS == rc) {
+        rc = coll_rdma_plans[c->coll][op->alg](op);
+    }
+    if (OMPI_SUCCESS == rc && op->unpack_bytes > 0) {
+        coll_rdma_act_t *a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_UNPACK, 0);
+        a->src = coll_rdma_buf(COLL_RDMA_BUF_TMP, 0);
+        a->len = op->unpack_bytes;
+        rc = op->prog.failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    }
+    return rc;
+}
+
+/* ---- standing operations of blocking calls ---------------------------------- */
+
+static void key_release(coll_rdma_call_t *k)
+{
+    ompi_datatype_t *types[2] = {k->sdtype, k->rdtype};
+
+    for (int i = 0; i < 2; ++i) {
+        if (NULL != types[i]) {
+            OBJ_RELEASE(types[i]);
+        }
+    }
+    if (NULL != k->op) {
+        OBJ_RELEASE(k->op);
+    }
+    memset(k, 0, sizeof(*k));
+}
+
+coll_rdma_standing_t *coll_rdma_call_standing(mca_coll_rdma_module_t *m, coll_rdma_call_t *c,
+                                              struct ompi_communicator_t *comm)
+{
+    coll_rdma_standing_t *s = m->standing[c->coll];
+    const coll_rdma_call_t *k;
+
+    if (NULL == s || !s->valid) {
+        return NULL;
+    }
+    k = &s->key;
+    if (k->scount != c->scount || k->sdtype != c->sdtype || k->rcount != c->rcount
+        || k->rdtype != c->rdtype || k->op != c->op || k->root != c->root
+        || s->in_place != (MPI_IN_PLACE == c->sbuf)) {
+        return NULL;
+    }
+    c->elem = k->elem;
+    c->nelem = k->nelem;
+    c->rescued = k->rescued;
+    return OMPI_SUCCESS == bind_buffers(&s->op, c, comm) ? s : NULL;
+}
+
+coll_rdma_standing_t *coll_rdma_call_standing_slot(mca_coll_rdma_module_t *m, int coll)
+{
+    coll_rdma_standing_t *s = m->standing[coll];
+
+    if (NULL == s) {
+        s = m->standing[coll] = calloc(1, sizeof(*s));
+        if (NULL == s) {
+            return NULL;
+        }
+        coll_rdma_prog_init(&s->op.prog);
+    }
+    if (s->valid) {
+        s->valid = false;
+        key_release(&s->key);
+    }
+    coll_rdma_op_fini(&s->op);
+    return s;
+}
+
+bool coll_rdma_call_stand(coll_rdma_standing_t *s, const coll_rdma_call_t *c, int alg,
+                          size_t moved)
+{
+    if (NULL != s->op.tmp) {
+        return false;
+    }
+    s->key = *c;
+    s->key.sbuf = NULL;
+    s->key.rbuf = NULL;
+    if (NULL != c->sdtype) {
+        OBJ_RETAIN(c->sdtype);
+    }
+    if (NULL != c->rdtype) {
+        OBJ_RETAIN(c->rdtype);
+    }
+    if (NULL != c->op) {
+        OBJ_RETAIN(c->op);
+    }
+    s->in_place = MPI_IN_PLACE == c->sbuf;
+    s->alg = alg;
+    s->moved = moved;
+    s->valid = true;
+    return true;
+}
+
+void coll_rdma_call_release(mca_coll_rdma_module_t *m)
+{
+    for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
+        coll_rdma_standing_t *s = m->standing[coll];
+        if (NULL != s) {
+            if (s->valid) {
+                key_release(&s->key);
+            }
+            coll_rdma_op_fini(&s->op);
+            free(s);
+            m->standing[coll] = NULL;
+        }
+    }
+}

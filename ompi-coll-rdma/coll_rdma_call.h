@@ -1,0 +1,98 @@
+/*
+ * coll/rdma calls: a collective call's arguments as MPI gave them, the
+ * decision on them, and the operation prepared from them ([PACK] plan
+ * [UNPACK]).  Blocking calls keep one standing operation per collective:
+ * a call whose arguments match the last one's but for the buffers runs the
+ * same program again, without deciding or planning (a persistent request
+ * the library makes on the user's behalf).
+ */
+#ifndef COLL_RDMA_CALL_H
+#define COLL_RDMA_CALL_H
+
+#include "coll_rdma_exec.h"
+
+/* bcast, allreduce, reduce: count and dtype on both sides */
+typedef struct coll_rdma_call {
+    int coll;
+    const void *sbuf;
+    size_t scount;
+    ompi_datatype_t *sdtype;
+    void *rbuf;
+    size_t rcount;
+    ompi_datatype_t *rdtype;
+    ompi_op_t *op;
+    int root;
+    ompi_datatype_t *elem; /* reductions: the signature's element type (decide) */
+    size_t nelem;
+    bool rescued;          /* served only because Open MPI's own reduction is wrong */
+} coll_rdma_call_t;
+
+/**
+ * Bytes the call moves per rank's message (bcast, reductions) or per block
+ * (allgather, alltoall): from the receive side, whose signature every rank
+ * shares.
+ */
+static inline size_t coll_rdma_call_bytes(const coll_rdma_call_t *c)
+{
+    return NULL == c->rdtype ? 0 : c->rcount * c->rdtype->super.size;
+}
+
+/**
+ * The algorithm for call `c` on `comm` (enum coll_rdma_alg), or
+ * COLL_RDMA_ALG_FALLBACK with *why (enum coll_rdma_why).  Every input is
+ * agreed configuration or required equal on all ranks by MPI (docs/design.md
+ * "Datatypes").  Sets c->elem, c->nelem and c->rescued for reductions.
+ * With may_setup (blocking calls) the call may set the window up.
+ */
+int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
+                          coll_rdma_call_t *c, bool may_setup, int *why);
+
+/**
+ * Give `op` (initialized by coll_rdma_op_init() for c->coll and the decided
+ * algorithm) the call's arguments and its program: [PACK] plan [UNPACK].
+ * Non-contiguous layouts are packed through op->tmp.  An empty call (no
+ * bytes) gets an empty program that takes no instance.  Returns
+ * OMPI_SUCCESS or OMPI_ERR_OUT_OF_RESOURCE.
+ */
+int coll_rdma_call_prepare(coll_rdma_op_t *op, const coll_rdma_call_t *c,
+                           struct ompi_communicator_t *comm);
+
+/** A blocking collective's standing operation and the call it was made for. */
+typedef struct coll_rdma_standing {
+    coll_rdma_op_t op;
+    bool valid;             /* op holds the program of `key` */
+    coll_rdma_call_t key;   /* no buffers; its datatypes and op retained */
+    bool in_place;
+    int alg;
+    size_t moved;           /* bytes per call, for the statistics */
+} coll_rdma_standing_t;
+
+/**
+ * The standing operation of `m` for c->coll when the call matches its key
+ * (collective, counts, datatype and op handles, root, MPI_IN_PLACE), with
+ * c's buffers bound and c->elem, c->nelem, c->rescued filled in; NULL
+ * otherwise.  Handles are compared safely: the key holds a reference on
+ * them, so a freed handle's memory cannot come back as another type.
+ */
+coll_rdma_standing_t *coll_rdma_call_standing(mca_coll_rdma_module_t *m, coll_rdma_call_t *c,
+                                              struct ompi_communicator_t *comm);
+
+/**
+ * The standing operation of `m` for `coll`, emptied (coll_rdma_op_fini) and
+ * marked not valid, for the caller to prepare a new program in; allocated
+ * at first use.  NULL when out of memory.
+ */
+coll_rdma_standing_t *coll_rdma_call_standing_slot(mca_coll_rdma_module_t *m, int coll);
+
+/**
+ * Make s->op, just prepared for call `c` by algorithm `alg`, the standing
+ * program of its collective.  Calls that pack (op->tmp) are not kept:
+ * returns false and leaves s not valid.
+ */
+bool coll_rdma_call_stand(coll_rdma_standing_t *s, const coll_rdma_call_t *c, int alg,
+                          size_t moved);
+
+/** Free the standing operations of `m` and drop their references. */
+void coll_rdma_call_release(mca_coll_rdma_module_t *m);
+
+#endif /* COLL_RDMA_CALL_H */
