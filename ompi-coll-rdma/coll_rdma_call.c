@@ -273,8 +273,8 @@ coll_rdma_standing_t *coll_rdma_call_standing_slot(mca_coll_rdma_module_t *m, in
     return s;
 }
 
-bool coll_rdma_call_stand(coll_rdma_standing_t *s, const coll_rdma_call_t *c, int alg,
-                          size_t moved)
+bool coll_rdma_call_stand(coll_rdma_standing_t *s, const coll_rdma_call_t *c,
+                          const coll_rdma_stats_t *stats)
 {
     if (NULL != s->op.tmp) {
         return false;
@@ -292,8 +292,7 @@ bool coll_rdma_call_stand(coll_rdma_standing_t *s, const coll_rdma_call_t *c, in
         OBJ_RETAIN(c->op);
     }
     s->in_place = MPI_IN_PLACE == c->sbuf;
-    s->alg = alg;
-    s->moved = moved;
+    s->stats = *stats;
     s->valid = true;
     return true;
 }

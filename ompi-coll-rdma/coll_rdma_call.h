@@ -57,14 +57,20 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
 int coll_rdma_call_prepare(coll_rdma_op_t *op, const coll_rdma_call_t *c,
                            struct ompi_communicator_t *comm);
 
+/** Statistics counters a call adds to, and by how much (set by the entry points). */
+typedef struct coll_rdma_stats {
+    int n;
+    uint64_t *counter[4];
+    uint64_t inc[4];
+} coll_rdma_stats_t;
+
 /** A blocking collective's standing operation and the call it was made for. */
 typedef struct coll_rdma_standing {
     coll_rdma_op_t op;
-    bool valid;             /* op holds the program of `key` */
-    coll_rdma_call_t key;   /* no buffers; its datatypes and op retained */
+    bool valid;              /* op holds the program of `key` */
+    coll_rdma_call_t key;    /* no buffers; its datatypes and op retained */
     bool in_place;
-    int alg;
-    size_t moved;           /* bytes per call, for the statistics */
+    coll_rdma_stats_t stats; /* what each of its calls counts */
 } coll_rdma_standing_t;
 
 /**
@@ -85,12 +91,12 @@ coll_rdma_standing_t *coll_rdma_call_standing(mca_coll_rdma_module_t *m, coll_rd
 coll_rdma_standing_t *coll_rdma_call_standing_slot(mca_coll_rdma_module_t *m, int coll);
 
 /**
- * Make s->op, just prepared for call `c` by algorithm `alg`, the standing
- * program of its collective.  Calls that pack (op->tmp) are not kept:
- * returns false and leaves s not valid.
+ * Make s->op, just prepared for call `c`, the standing program of its
+ * collective, whose calls count `stats`.  Calls that pack (op->tmp) are not
+ * kept: returns false and leaves s not valid.
  */
-bool coll_rdma_call_stand(coll_rdma_standing_t *s, const coll_rdma_call_t *c, int alg,
-                          size_t moved);
+bool coll_rdma_call_stand(coll_rdma_standing_t *s, const coll_rdma_call_t *c,
+                          const coll_rdma_stats_t *stats);
 
 /** Free the standing operations of `m` and drop their references. */
 void coll_rdma_call_release(mca_coll_rdma_module_t *m);

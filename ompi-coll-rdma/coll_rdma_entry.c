@@ -31,18 +31,51 @@ static inline void stat_add(uint64_t *counter, uint64_t n)
     }
 }
 
+static inline void stat_apply(const coll_rdma_stats_t *l)
+{
+    for (int i = 0; i < l->n; ++i) {
+        stat_add(l->counter[i], l->inc[i]);
+    }
+}
+
+static inline void stat_push(coll_rdma_stats_t *l, uint64_t *counter, uint64_t inc)
+{
+    l->counter[l->n] = counter;
+    l->inc[l->n++] = inc;
+}
+
+/* The counters a served call adds to: calls and bytes per kind, collective
+ * and algorithm; calls served only because Open MPI's own reduction is wrong;
+ * forced n-way allreduce served by Bruck. */
+static void stat_list(coll_rdma_stats_t *l, const coll_rdma_call_t *c, int kind, int alg,
+                      size_t moved)
+{
+    mca_coll_rdma_component_t *cc = &mca_coll_rdma_component;
+
+    l->n = 0;
+    stat_push(l, &cc->served_calls[kind][c->coll][alg], 1);
+    stat_push(l, &cc->served_bytes[kind][c->coll][alg], moved);
+    if (c->rescued) {
+        stat_push(l, &cc->wrong_fallback_calls[c->coll], 1);
+    }
+    if (COLL_RDMA_ALLREDUCE == c->coll && COLL_RDMA_ALG_BRUCK == alg
+        && COLL_RDMA_ALG_NWAY == cc->config.alg[COLL_RDMA_ALLREDUCE]) {
+        /* forced nway on a (n, P) without a plan: Bruck served it */
+        stat_push(l, &cc->allreduce_nway_not_adaptable, 1);
+    }
+}
+
 /*
  * A call served only because Open MPI's own reduction of its (op, type) is
- * wrong (the decision's rescued): counted, and said once per collective and
- * pair at verbose >= 1 (by the communicator's rank 0).
+ * wrong (the decision's rescued): said once per collective and pair at
+ * verbose >= 1 (by the communicator's rank 0).
  */
-static void stat_rescued(const coll_rdma_call_t *c, int alg, struct ompi_communicator_t *comm)
+static void say_rescued(const coll_rdma_call_t *c, int alg, struct ompi_communicator_t *comm)
 {
     static uint64_t said[COLL_RDMA_NCOLLS][OMPI_OP_BASE_FORTRAN_OP_MAX];
     int f = c->op->o_f_to_c_index, t = ompi_op_ddt_map[c->elem->id];
     uint64_t bit = (uint64_t) 1 << t;
 
-    stat_add(&mca_coll_rdma_component.wrong_fallback_calls[c->coll], 1);
     if (mca_coll_rdma_component.verbose >= 1 && 0 == ompi_comm_rank(comm)
         && 0 == (__atomic_fetch_or(&said[c->coll][f], bit, __ATOMIC_RELAXED) & bit)) {
         mca_coll_rdma_output("%s %s on %s: Open MPI's own reduction computes wrong results on "
@@ -54,29 +87,10 @@ static void stat_rescued(const coll_rdma_call_t *c, int alg, struct ompi_communi
     }
 }
 
-
-/* Count a served call, and say why at verbose 1 where it is rescued. */
-static void stat_served(const coll_rdma_call_t *c, int kind, int alg, size_t moved,
-                        struct ompi_communicator_t *comm)
-{
-    mca_coll_rdma_component_t *cc = &mca_coll_rdma_component;
-
-    if (c->rescued) {
-        stat_rescued(c, alg, comm);
-    }
-    stat_add(&cc->served_calls[kind][c->coll][alg], 1);
-    stat_add(&cc->served_bytes[kind][c->coll][alg], moved);
-    if (COLL_RDMA_ALLREDUCE == c->coll && COLL_RDMA_ALG_BRUCK == alg
-        && COLL_RDMA_ALG_NWAY == cc->config.alg[COLL_RDMA_ALLREDUCE]) {
-        /* forced nway on a (n, P) without a plan: Bruck served it */
-        stat_add(&cc->allreduce_nway_not_adaptable, 1);
-    }
-}
-
 /* A blocking call: its collective's standing operation, replanned when the
  * arguments changed (a stack operation if that cannot be allocated). */
 static int run_blocking(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
-                        const coll_rdma_call_t *c, int alg, size_t moved)
+                        const coll_rdma_call_t *c, int alg, const coll_rdma_stats_t *stats)
 {
     coll_rdma_standing_t *s = coll_rdma_call_standing_slot(m, c->coll);
     coll_rdma_op_t stack_op, *op = NULL != s ? &s->op : &stack_op;
@@ -87,7 +101,7 @@ static int run_blocking(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
     if (OMPI_SUCCESS == rc) {
         rc = coll_rdma_op_run(op);
     }
-    if (NULL == s || OMPI_SUCCESS != rc || !coll_rdma_call_stand(s, c, alg, moved)) {
+    if (NULL == s || OMPI_SUCCESS != rc || !coll_rdma_call_stand(s, c, stats)) {
         coll_rdma_op_fini(op);
     }
     return rc;
@@ -103,12 +117,13 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
 {
     coll_rdma_standing_t *s;
     coll_rdma_request_t *req;
+    coll_rdma_stats_t stats;
     size_t moved;
     int why, alg;
 
     if (COLL_RDMA_KIND_BLOCKING == kind && NULL != (s = coll_rdma_call_standing(m, c, comm))) {
         /* the last call of this collective again, but for the buffers */
-        stat_served(c, kind, s->alg, s->moved, comm);
+        stat_apply(&s->stats);
         *rc = coll_rdma_op_run(&s->op);
         return true;
     }
@@ -121,9 +136,13 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
     if (COLL_RDMA_ALLGATHER == c->coll || COLL_RDMA_ALLTOALL == c->coll) {
         moved *= (size_t) ompi_comm_size(comm);
     }
-    stat_served(c, kind, alg, moved, comm);
+    stat_list(&stats, c, kind, alg, moved);
+    stat_apply(&stats);
+    if (c->rescued) {
+        say_rescued(c, alg, comm);
+    }
     if (COLL_RDMA_KIND_BLOCKING == kind) {
-        *rc = run_blocking(m, comm, c, alg, moved);
+        *rc = run_blocking(m, comm, c, alg, &stats);
         return true;
     }
     req = coll_rdma_request_alloc(m, comm, COLL_RDMA_KIND_PERSISTENT == kind);

@@ -48,7 +48,7 @@ void coll_rdma_op_fini(coll_rdma_op_t *op)
 
 /* ---- buffers ------------------------------------------------------------ */
 
-static char *buf_addr(const coll_rdma_op_t *op, const coll_rdma_buf_t *b, uint64_t seq)
+static inline char *buf_addr(const coll_rdma_op_t *op, const coll_rdma_buf_t *b, uint64_t seq)
 {
     coll_rdma_window_t *win = op->win;
 

@@ -15,10 +15,6 @@
 
 #include "opal/runtime/opal_progress.h"
 
-/* Copies from this size on may use non-temporal stores, which a release
- * store does not order on x86: fence them explicitly. */
-#define COLL_RDMA_FENCE_BYTES (64 * 1024)
-
 static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
                         const char *blobs, const int *displs);
 
@@ -216,23 +212,12 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     free(win);
 }
 
-int coll_rdma_window_post(coll_rdma_window_t *win, int peer, size_t off, const void *src,
-                          size_t bytes, uint64_t seq)
+int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const void *src,
+                         size_t bytes, uint64_t seq)
 {
     coll_rdma_peer_t *p = &win->peers[peer];
     ucs_status_t status;
 
-    if (OPAL_LIKELY(NULL != p->direct)) {
-        char *slot = p->direct + off;
-        if (bytes > 0) {
-            memcpy(slot + COLL_RDMA_SLOT_HEADER, src, bytes);
-            if (bytes >= COLL_RDMA_FENCE_BYTES) {
-                __atomic_thread_fence(__ATOMIC_SEQ_CST);
-            }
-        }
-        __atomic_store_n((uint64_t *) slot, seq, __ATOMIC_RELEASE);
-        return OMPI_SUCCESS;
-    }
     win->dirty = true;
     if (bytes > 0) {
         status = UCX_CALL(ucp_put_nbi)(p->ep, src, bytes, p->base + off + COLL_RDMA_SLOT_HEADER,

@@ -105,6 +105,8 @@
 #include "coll_rdma_prog.h"
 #include "coll_rdma_ucx.h"
 
+#include <string.h>
+
 #define COLL_RDMA_LINE 64
 #define COLL_RDMA_SLOT_HEADER 16
 
@@ -386,13 +388,38 @@ void coll_rdma_window_poll(coll_rdma_window_t *win, const char *word, uint64_t s
 /** Slots per parity of the dissemination region: rounds * min(n, P-1). */
 int coll_rdma_window_diss_slots(int comm_size, int n);
 
+/* Copies from this size on may use non-temporal stores, which a release
+ * store does not order on x86: fence them explicitly. */
+#define COLL_RDMA_FENCE_BYTES (64 * 1024)
+
+/** coll_rdma_window_post() to a peer not mapped here: UCX puts (coll_rdma_window.c). */
+int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const void *src,
+                         size_t bytes, uint64_t seq);
+
 /**
  * Write `bytes` from `src` into `peer`'s slot at `off`, then its sequence
  * word = seq, ordered after the payload.  bytes may be 0 (a pure flag).
  * `src` must stay valid until a flush completed (coll_rdma_window_flush_test()).
- * Returns OMPI_SUCCESS or OMPI_ERROR.
+ * Returns OMPI_SUCCESS or OMPI_ERROR.  Inline: a mapped peer's post is a
+ * copy and a release store on every call's path.
  */
-int coll_rdma_window_post(coll_rdma_window_t *win, int peer, size_t off, const void *src,
-                          size_t bytes, uint64_t seq);
+static inline int coll_rdma_window_post(coll_rdma_window_t *win, int peer, size_t off,
+                                        const void *src, size_t bytes, uint64_t seq)
+{
+    char *slot = win->peers[peer].direct;
+
+    if (OPAL_UNLIKELY(NULL == slot)) {
+        return coll_rdma_window_put(win, peer, off, src, bytes, seq);
+    }
+    slot += off;
+    if (bytes > 0) {
+        memcpy(slot + COLL_RDMA_SLOT_HEADER, src, bytes);
+        if (bytes >= COLL_RDMA_FENCE_BYTES) {
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        }
+    }
+    __atomic_store_n((uint64_t *) slot, seq, __ATOMIC_RELEASE);
+    return OMPI_SUCCESS;
+}
 
 #endif /* COLL_RDMA_WINDOW_H */
