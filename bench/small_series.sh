@@ -32,7 +32,8 @@ cfgs=("$@")
 n=${#cfgs[@]}
 for r in $(seq "$runs"); do
     for i in $(seq 0 $((n - 1))); do
-        c=${cfgs[$(((i + r) % n))]}
+        k=$(((i + r) % n))
+        c=${cfgs[$k]}
         if [ "$c" = off ]; then
             args=(--mca coll ^rdma) path=$sysdir
         else
@@ -40,7 +41,7 @@ for r in $(seq "$runs"); do
         fi
         OMPI_MCA_mca_base_component_path=$path timeout 120 \
             mpirun -np "$np" --bind-to core --oversubscribe "${args[@]}" "$tmp/small_probe" "$iters" \
-            | sed "s|^|$r $i |" >> "$tmp/raw" || echo "run $r of $c failed" >&2
+            | sed "s|^|$r $k |" >> "$tmp/raw" || echo "run $r of $c failed" >&2
     done
 done
 python3 - "$tmp/raw" "${cfgs[@]}" <<'PY'
