@@ -149,7 +149,8 @@ static int plan_chunks(coll_rdma_op_t *op)
  * layouts are contiguous this adds no action, so a standing operation is
  * bound again at every call.
  */
-static int bind_buffers(coll_rdma_op_t *op, const coll_rdma_call_t *c, struct ompi_communicator_t *comm)
+static int bind_buffers(coll_rdma_op_t *op, const coll_rdma_call_t *c,
+                        struct ompi_communicator_t *comm)
 {
     int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     size_t bytes = coll_rdma_call_bytes(c), all = (size_t) size * bytes;

@@ -83,7 +83,8 @@ static void say_rescued(const coll_rdma_call_t *c, int alg, struct ompi_communic
                              "every size, beyond its thresholds (%s)",
                              COLL_RDMA_ALLREDUCE == c->coll ? "MPI_Allreduce" : "MPI_Reduce",
                              c->op->o_name, c->elem->name,
-                             COLL_RDMA_ALG_RING == alg ? "segmented ring" : "k-nomial tree in chunks");
+                             COLL_RDMA_ALG_RING == alg ? "segmented ring"
+                                                       : "k-nomial tree in chunks");
     }
 }
 
@@ -197,11 +198,14 @@ static inline void call_set(coll_rdma_call_t *c, int coll, const void *sbuf, siz
 
 #define CALL_BARRIER(c) call_set(&c, COLL_RDMA_BARRIER, NULL, 0, NULL, NULL, 0, NULL, NULL, 0)
 #define CALL_BCAST(c)                                                                              \
-    call_set(&c, COLL_RDMA_BCAST, buf, (size_t) count, dtype, buf, (size_t) count, dtype, NULL, root)
+    call_set(&c, COLL_RDMA_BCAST, buf, (size_t) count, dtype, buf, (size_t) count, dtype, NULL,     \
+             root)
 #define CALL_ALLREDUCE(c)                                                                          \
-    call_set(&c, COLL_RDMA_ALLREDUCE, sbuf, (size_t) count, dtype, rbuf, (size_t) count, dtype, op, 0)
+    call_set(&c, COLL_RDMA_ALLREDUCE, sbuf, (size_t) count, dtype, rbuf, (size_t) count, dtype, op, \
+             0)
 #define CALL_REDUCE(c)                                                                             \
-    call_set(&c, COLL_RDMA_REDUCE, sbuf, (size_t) count, dtype, rbuf, (size_t) count, dtype, op, root)
+    call_set(&c, COLL_RDMA_REDUCE, sbuf, (size_t) count, dtype, rbuf, (size_t) count, dtype, op,    \
+             root)
 #define CALL_BLOCKS(c, coll)                                                                       \
     call_set(&c, coll, sbuf, (size_t) scount, sdtype, rbuf, (size_t) rcount, rdtype, NULL, 0)
 
