@@ -224,9 +224,6 @@ bool coll_rdma_module_window_ready(mca_coll_rdma_module_t *m, struct ompi_commun
 /** Fill the module's collective slots with coll/rdma's entry points (coll_rdma_entry.c). */
 void coll_rdma_entry_install(mca_coll_rdma_module_t *m);
 
-/** Release what the entry points keep in the module (standing operations). */
-void coll_rdma_entry_release(mca_coll_rdma_module_t *m);
-
 /* ---- decision -------------------------------------------------------------- */
 
 /**

@@ -11,6 +11,14 @@
 
 #define contiguous coll_rdma_dtype_contiguous
 
+/* A call without data: no buffers, an empty program that takes no instance
+ * (the parity arguments need every instance to move data through every
+ * rank).  A barrier is never empty. */
+static inline bool empty(const coll_rdma_call_t *c)
+{
+    return COLL_RDMA_BARRIER != c->coll && 0 == coll_rdma_call_bytes(c);
+}
+
 int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
                           coll_rdma_call_t *c, bool may_setup, int *why)
 {
@@ -162,7 +170,7 @@ static int bind_buffers(coll_rdma_op_t *op, const coll_rdma_call_t *c,
     op->user_rbuf = c->rbuf;
     op->user_rcount = c->rcount;
     op->user_rdtype = c->rdtype;
-    if (COLL_RDMA_BARRIER != c->coll && 0 == bytes) {
+    if (empty(c)) {
         return OMPI_SUCCESS;
     }
     switch (c->coll) {
@@ -197,9 +205,7 @@ int coll_rdma_call_prepare(coll_rdma_op_t *op, const coll_rdma_call_t *c,
     op->bytes = bytes;
     op->unpack_bytes = 0;
     rc = bind_buffers(op, c, comm);
-    if (COLL_RDMA_BARRIER != c->coll && 0 == bytes) {
-        /* the parity arguments need every instance to move data through
-         * every rank: an empty call takes none */
+    if (empty(c)) {
         op->prog.nseq = 0;
         return OMPI_SUCCESS;
     }
@@ -246,7 +252,7 @@ coll_rdma_standing_t *coll_rdma_call_standing(mca_coll_rdma_module_t *m, coll_rd
     k = &s->key;
     if (k->scount != c->scount || k->sdtype != c->sdtype || k->rcount != c->rcount
         || k->rdtype != c->rdtype || k->op != c->op || k->root != c->root
-        || s->in_place != (MPI_IN_PLACE == c->sbuf)) {
+        || (MPI_IN_PLACE == k->sbuf) != (MPI_IN_PLACE == c->sbuf)) {
         return NULL;
     }
     c->elem = k->elem;
@@ -281,7 +287,7 @@ bool coll_rdma_call_stand(coll_rdma_standing_t *s, const coll_rdma_call_t *c,
         return false;
     }
     s->key = *c;
-    s->key.sbuf = NULL;
+    s->key.sbuf = MPI_IN_PLACE == c->sbuf ? MPI_IN_PLACE : NULL;
     s->key.rbuf = NULL;
     if (NULL != c->sdtype) {
         OBJ_RETAIN(c->sdtype);
@@ -292,7 +298,6 @@ bool coll_rdma_call_stand(coll_rdma_standing_t *s, const coll_rdma_call_t *c,
     if (NULL != c->op) {
         OBJ_RETAIN(c->op);
     }
-    s->in_place = MPI_IN_PLACE == c->sbuf;
     s->stats = *stats;
     s->valid = true;
     return true;

@@ -68,8 +68,8 @@ typedef struct coll_rdma_stats {
 typedef struct coll_rdma_standing {
     coll_rdma_op_t op;
     bool valid;              /* op holds the program of `key` */
-    coll_rdma_call_t key;    /* no buffers; its datatypes and op retained */
-    bool in_place;
+    coll_rdma_call_t key;    /* no buffers (sbuf: MPI_IN_PLACE or NULL); its datatypes and op
+                              * retained */
     coll_rdma_stats_t stats; /* what each of its calls counts */
 } coll_rdma_standing_t;
 

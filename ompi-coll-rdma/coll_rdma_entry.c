@@ -408,8 +408,3 @@ void coll_rdma_entry_install(mca_coll_rdma_module_t *m)
     X_INSTALL(alltoall)
 #undef X_INSTALL
 }
-
-void coll_rdma_entry_release(mca_coll_rdma_module_t *m)
-{
-    coll_rdma_call_release(m);
-}

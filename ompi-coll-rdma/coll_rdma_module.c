@@ -6,6 +6,7 @@
 #include "ompi_config.h"
 
 #include "coll_rdma.h"
+#include "coll_rdma_call.h"
 #include "coll_rdma_request.h"
 #include "coll_rdma_window.h"
 
@@ -297,7 +298,7 @@ static void rdma_module_construct(mca_coll_rdma_module_t *m)
 static void rdma_module_destruct(mca_coll_rdma_module_t *m)
 {
     coll_rdma_request_module_gone(m);
-    coll_rdma_entry_release(m);
+    coll_rdma_call_release(m);
     coll_rdma_window_free(m->window);
     m->window = NULL;
 #define X_RELEASE(name)                                                                     \

@@ -339,13 +339,6 @@ static inline bool coll_rdma_window_arrived(const coll_rdma_window_t *win, size_
     return coll_rdma_seq_reached(coll_rdma_load_word(win->base + off), seq);
 }
 
-/** The same for the slot at `off` of `peer`'s window (mapped: win->all_direct). */
-static inline bool coll_rdma_window_peer_arrived(const coll_rdma_window_t *win, int peer,
-                                                 size_t off, uint64_t seq)
-{
-    return coll_rdma_seq_reached(coll_rdma_load_word(win->peers[peer].direct + off), seq);
-}
-
 /**
  * Whether `peer` consumed instance seq - depth of credit `kind` (enum
  * coll_rdma_credit; depth bcast_slots or COLL_RDMA_REDUCE_DEPTH), so that a
