@@ -12,7 +12,7 @@
 #   -a ARGS    more mpirun arguments for the rdma configuration
 #   -A ARGS    more mpirun arguments for every configuration
 #   -x N=ARGS  one more configuration NAME: coll/rdma with these mpirun
-#              arguments (e.g. -x "lazy=--mca coll_rdma_ucx_prestart 0")
+#              arguments (e.g. -x "at-once=--mca coll_rdma_window_setup_calls 0")
 #   -o FILE    also keep the raw lines (config, then setup_cost's line)
 # Configurations: rdma (coll/rdma as configured), tuned (--mca coll ^rdma),
 # and each -x; the delta column is the first minus tuned.

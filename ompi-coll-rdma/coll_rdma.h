@@ -115,7 +115,6 @@ typedef struct mca_coll_rdma_component_t {
     int verbose;
     int poll_spins;             /* polls of a sequence word between two opal_progress() calls */
     int window_setup_calls;     /* calls a communicator leaves to the fallback before set-up */
-    int ucx_prestart;           /* start UCX in a helper thread in MPI_Init */
     size_t window_max_bytes;    /* cap on this rank's window (0: none); need not agree */
     coll_rdma_config_t config;
     /* process-wide statistics, printed at close when verbose >= 1 */

@@ -55,19 +55,6 @@
 #    define OMPI_MODULE_DECLSPEC OMPI_DECLSPEC
 #endif
 
-/* Whether UCX may be started early, by a helper thread inside MPI_Init
- * (coll_rdma_ucx_prestart): with Open MPI 5.0.7 and UCX 1.18 a worker made
- * there, from the component's open or from init_query alike, cannot be
- * reached by its peers' shared-memory transport at the first window (UCX:
- * "open(/proc/PID/fd/N) failed: No such file or directory", then an abort);
- * made at the first window set-up it works.  Not understood yet: 5.0 starts
- * UCX at the first set-up. */
-#if OMPI_MAJOR_VERSION >= 5
-#    define COLL_RDMA_PRESTART_SUPPORTED 0
-#else
-#    define COLL_RDMA_PRESTART_SUPPORTED 1
-#endif
-
 /* The communicator's table of selected functions and their modules. */
 #define COLL_RDMA_COMM_TABLE(comm) ((comm)->c_coll)
 

@@ -49,7 +49,6 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
     .verbose = 0,
     .poll_spins = 256,
     .window_setup_calls = 16,
-    .ucx_prestart = 1,
     .config = {
         .min_comm_size = 2,
         .alg = {COLL_RDMA_ALG_AUTO}, /* every collective (AUTO is 0) */
@@ -168,17 +167,10 @@ static int rdma_register(void)
             "Collective calls a communicator leaves to the previous component before coll/rdma "
             "sets its windows up (at the next call). Set-up costs about 0.5 ms at 2 ranks and 1.4 "
             "ms at 16 (mapping and unmapping shared memory), so short-lived communicators are "
-            "better left alone; 0: set up at the first call. Must be the same on every rank, like "
-            "coll_rdma_priority",
+            "better left alone; 0: set up at the first call. The last five of these calls start "
+            "UCX in steps, once per process (at most about 2 ms each). Must be the same on every "
+            "rank, like coll_rdma_priority",
             OPAL_INFO_LVL_6, &c->window_setup_calls);
-    reg_int("ucx_prestart",
-            "1: load and start UCX (context and worker) and run the op self-test in a helper "
-            "thread during MPI_Init, so that the first window set-up does not wait for them "
-            "(about 4 ms at 2 ranks); from the end of MPI_Init it runs only on idle cores "
-            "(SCHED_IDLE), and it ends when done. 0: at the first window set-up. Jobs of one "
-            "process never start UCX early; nor does Open MPI 5.0 (a worker made inside its MPI_Init "
-            "fails at the first window: see coll_rdma_compat.h)",
-            OPAL_INFO_LVL_6, &c->ucx_prestart);
     reg_int("poll_spins",
             "Polls of a sequence word between two calls of opal_progress() in a wait (which "
             "yields the core when ranks outnumber cores)",
@@ -319,24 +311,6 @@ static void clamp(const char *name, int *value, int lo, int hi)
     }
 }
 
-/*
- * Start UCX early (coll_rdma_ucx_prestart) where some communicator could get
- * a window: not when coll/rdma is disabled, nor in a job too small for
- * min_comm_size (those processes start UCX at a set-up, if ever; a
- * communicator from MPI_Comm_spawn can still be served).
- */
-static void maybe_prestart(void)
-{
-    mca_coll_rdma_component_t *c = &mca_coll_rdma_component;
-    int world = ompi_proc_world_size();
-
-    if (COLL_RDMA_PRESTART_SUPPORTED && c->ucx_prestart && c->priority >= 0 && world >= 2
-        && world >= c->config.min_comm_size) {
-        /* the self-test too: the set-up would wait for it */
-        coll_rdma_ucx_prestart(coll_rdma_op_selftest);
-    }
-}
-
 static int rdma_open(void)
 {
     coll_rdma_config_t *cfg = &mca_coll_rdma_component.config;
@@ -359,12 +333,6 @@ static int rdma_open(void)
     clamp("reduce_radix", &cfg->reduce_radix, 2, 64);
     clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
     clamp("window_setup_calls", &mca_coll_rdma_component.window_setup_calls, 0, 1 << 30);
-    /* The earliest point inside MPI_Init (ompi_info opens components too,
-     * outside it): the processes' procs, ops and thread level are known,
-     * and the modex fence that follows mostly sleeps. */
-    if (OMPI_MPI_STATE_INIT_STARTED == ompi_mpi_state) {
-        maybe_prestart();
-    }
     return OMPI_SUCCESS;
 }
 
@@ -426,12 +394,11 @@ static int rdma_close(void)
     return OMPI_SUCCESS;
 }
 
-/* In MPI_Init (or a session's start) after the modex: the second chance to
- * start UCX early, where open did not run inside MPI_Init. */
+/* Nothing to do per process before a communicator is served: UCX starts at
+ * a communicator's last warm-up calls (coll_rdma_module.c). */
 static int rdma_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     (void) enable_progress_threads;
     (void) enable_mpi_threads;
-    maybe_prestart();
     return OMPI_SUCCESS;
 }

@@ -137,7 +137,7 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
      * parameter differs between ranks (the others' set-up exchange would
      * meet this rank's plain collective). */
     if (size >= cfg->min_comm_size) {
-        /* waits for the start-up helper, if it is still at work */
+        /* what the warm-up calls left of the process's start */
         coll_rdma_ucx_lock();
         rc = coll_rdma_ucx_init();
         coll_rdma_op_selftest();
@@ -226,6 +226,24 @@ out:
 }
 
 /*
+ * The process's start, in steps: loading UCX (two), its context, its worker, the op
+ * self-test, one per call at a communicator's last warm-up calls, so that no
+ * application call pays for all of it (5-6 ms of CPU at 2 ranks, of which
+ * each step takes 0.3-1.2 ms) and MPI_Init pays for none.  Where the process
+ * has started already (a later communicator), nothing is left to do.
+ */
+#define COLL_RDMA_START_STEPS 5
+
+static void start_step(void)
+{
+    coll_rdma_ucx_lock();
+    if (!coll_rdma_ucx_start_step()) {
+        coll_rdma_op_selftest(); /* once per process */
+    }
+    coll_rdma_ucx_unlock();
+}
+
+/*
  * Whether this communicator's window is ready; if not, *why says why the call
  * falls back.  Set up at the call after the first window_setup_calls ones:
  * every rank makes the same calls in the same order, so all count alike.
@@ -245,6 +263,10 @@ bool coll_rdma_module_window_ready(mca_coll_rdma_module_t *m, struct ompi_commun
         }
         if (m->warmup_calls < mca_coll_rdma_component.window_setup_calls && !now) {
             ++m->warmup_calls;
+            if (mca_coll_rdma_component.window_setup_calls - m->warmup_calls < COLL_RDMA_START_STEPS
+                && ompi_comm_size(comm) >= mca_coll_rdma_component.config.min_comm_size) {
+                start_step();
+            }
             *why = COLL_RDMA_WHY_WARMUP;
             return false;
         }
@@ -281,11 +303,6 @@ static int rdma_module_enable(mca_coll_base_module_t *module, struct ompi_commun
         || NULL == m->previous_allgather || NULL == m->previous_allgatherv
         || NULL == m->previous_alltoall || NULL == m->previous_reduce) {
         return OMPI_ERROR;
-    }
-    /* MPI_COMM_WORLD's coll selection is MPI_Init's last step: from here on
-     * the start-up helper must not take the application's cores */
-    if (&ompi_mpi_comm_world.comm == comm) {
-        coll_rdma_ucx_prestart_give_way();
     }
     return OMPI_SUCCESS;
 }

@@ -8,9 +8,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,14 +28,13 @@ static int ucx_state = OPAL_ERR_NOT_INITIALIZED; /* sticky result of the first i
 static opal_hash_table_t ucx_endpoints;          /* ompi_proc_t * -> ucp_ep_h */
 static bool ucx_progress_registered = false;
 static opal_mutex_t ucx_lock = OPAL_MUTEX_STATIC_INIT;
-/* the start-up helper (coll_rdma_ucx_prestart), until joined */
-static pthread_t ucx_helper;
-static bool ucx_helper_running = false; /* created and not joined yet */
-static void (*ucx_helper_then)(void);   /* the caller's work after UCX */
-/* MPI_Init has ended (coll_rdma_ucx_prestart_give_way), and the helper is
- * past ucp_init: whichever of the two comes second lowers the helper */
-static bool ucx_helper_give_way = false;
-static bool ucx_helper_past_init = false;
+/* how far the start has come (coll_rdma_ucx_start_step) */
+static enum {
+    UCX_STEP_LOAD_UCS,
+    UCX_STEP_LOAD,
+    UCX_STEP_CONTEXT,
+    UCX_STEP_WORKER
+} ucx_step = UCX_STEP_LOAD_UCS;
 
 void coll_rdma_ucx_lock(void)
 {
@@ -59,6 +56,23 @@ static int ucx_progress(void)
 #ifndef COLL_RDMA_UCP_LIBRARY
 #define COLL_RDMA_UCP_LIBRARY "libucp.so.0"
 #endif
+
+/*
+ * The first step of loading: libucs (with libucm), half of the time of
+ * loading UCX (its constructor reads the configuration, measures the clock),
+ * where configure found it beside libucp and that libucp is still there: a
+ * libucs from elsewhere would stand in for the one libucp needs.  Not
+ * closed, like libucp.  Nothing where configure found no such pair: then
+ * ucx_load() loads everything at once.
+ */
+static void ucx_load_ucs(void)
+{
+#ifdef COLL_RDMA_UCS_LIBRARY
+    if (0 == access(COLL_RDMA_UCP_LIBRARY, F_OK)) {
+        (void) dlopen(COLL_RDMA_UCS_LIBRARY, RTLD_NOW | RTLD_GLOBAL);
+    }
+#endif
+}
 
 /*
  * Load libucp (and with it libuct, libucs, libucm) and resolve
@@ -108,26 +122,6 @@ static int ucx_fail(const char *what, ucs_status_t status)
     return ucx_state = OMPI_ERR_NOT_AVAILABLE;
 }
 
-/*
- * The helper gives way to the application once MPI_Init is over: SCHED_IDLE,
- * so that it runs only on idle cores and never preempts the application's
- * calls (ranks often fill every core), and a set-up that needs it waits for
- * it (the join puts the core to sleep).  During MPI_Init it shares the core
- * fairly: measured at 2 ranks on 2 cores (40 runs, UCX linked then), it
- * lengthens MPI_Init after the component's open by 2.4 ms and the set-up
- * call takes 2.0 ms; idle from ucp_init on, 1.6 and 2.9 ms.  Never
- * before ucp_init: UCX creates its async thread there, which would inherit
- * the policy, and an unprivileged process cannot undo it.  A failure leaves
- * the helper as it was.
- */
-static void helper_step_aside(pthread_t thread)
-{
-    struct sched_param param;
-
-    memset(&param, 0, sizeof(param));
-    (void) pthread_setschedparam(thread, SCHED_IDLE, &param);
-}
-
 /* Whether this node has RDMA devices (InfiniBand, RoCE, iWARP). */
 static bool rdma_devices_present(void)
 {
@@ -145,21 +139,16 @@ static bool rdma_devices_present(void)
     return found;
 }
 
-/* Create context and worker; sets and returns the sticky ucx_state.  In the
- * helper (`helper`), steps aside once the context exists. */
-static int ucx_start(bool helper)
+/* The UCP context, with this component's settings (below); on failure sets
+ * and returns the sticky ucx_state. */
+static int ucx_start_context(void)
 {
     ucp_params_t params;
-    ucp_worker_params_t wparams;
     ucp_config_t *config;
     ucs_status_t status;
     /* every process of the job on this node: no communicator (short of
      * MPI_Comm_spawn and friends) needs a network */
     bool one_node = (size_t) opal_process_info.num_local_peers + 1 >= (size_t) ompi_proc_world_size();
-
-    if (OMPI_SUCCESS != ucx_load()) {
-        return ucx_state;
-    }
 
     /* Without RDMA devices UCX's ib and rdmacm modules find nothing, but
      * loading them (verbs, its providers, netlink) was half of ucp_init
@@ -191,11 +180,17 @@ static int ucx_start(bool helper)
         (void) UCX_CALL(ucp_config_modify)(config, "TLS", one_node ? "posix,cma,self" : "^sysv");
     }
     /* The shared-memory transport's receive buffers serve only wire-up and
-     * emulated operations here (windows are mapped or reached by puts);
-     * growing them 32 at a time instead of 512 halves the worker's creation
-     * (4.4 to 2.0 ms at 2 ranks) and its destruction. */
+     * emulated operations here (windows are mapped or reached by puts), and
+     * UCX writes every byte of them when it creates the worker (to find a
+     * full /dev/shm early): 32 buffers at a time instead of 512 (worker
+     * creation 4.4 to 2.0 ms at 2 ranks), of 2 KiB instead of 8 KiB (a
+     * further 0.6 to 0.25 ms in a loop of creations); larger messages are
+     * fragmented by UCX. */
     if (NULL == getenv("UCX_MM_RX_BUFS_GROW") && NULL == getenv("UCX_POSIX_RX_BUFS_GROW")) {
         (void) UCX_CALL(ucp_config_modify)(config, "MM_RX_BUFS_GROW", "32");
+    }
+    if (NULL == getenv("UCX_MM_SEG_SIZE") && NULL == getenv("UCX_POSIX_SEG_SIZE")) {
+        (void) UCX_CALL(ucp_config_modify)(config, "MM_SEG_SIZE", "2k");
     }
     memset(&params, 0, sizeof(params));
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
@@ -208,87 +203,68 @@ static int ucx_start(bool helper)
     if (UCS_OK != status) {
         return ucx_fail("ucp_init", status);
     }
-    if (helper) {
-        __atomic_store_n(&ucx_helper_past_init, true, __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&ucx_helper_give_way, __ATOMIC_SEQ_CST)) {
-            helper_step_aside(pthread_self());
-        }
-    }
+    return OMPI_SUCCESS;
+}
+
+/* The worker and its address; on failure cleans the context up and sets and
+ * returns the sticky ucx_state. */
+static int ucx_start_worker(void)
+{
+    ucp_worker_params_t wparams;
+    ucs_status_t status;
+
     memset(&wparams, 0, sizeof(wparams));
     wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
     /* threads may put and progress at once on distinct communicators */
     wparams.thread_mode = ompi_mpi_thread_multiple ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
     status = UCX_CALL(ucp_worker_create)(ucx_context, &wparams, &coll_rdma_ucx_worker);
-    if (UCS_OK != status) {
-        UCX_CALL(ucp_cleanup)(ucx_context);
-        ucx_context = NULL;
-        return ucx_fail("ucp_worker_create", status);
+    if (UCS_OK == status) {
+        status = UCX_CALL(ucp_worker_get_address)(coll_rdma_ucx_worker, &ucx_address,
+                                                  &ucx_address_len);
+        if (UCS_OK != status) {
+            UCX_CALL(ucp_worker_destroy)(coll_rdma_ucx_worker);
+        }
     }
-    status = UCX_CALL(ucp_worker_get_address)(coll_rdma_ucx_worker, &ucx_address, &ucx_address_len);
     if (UCS_OK != status) {
-        UCX_CALL(ucp_worker_destroy)(coll_rdma_ucx_worker);
         UCX_CALL(ucp_cleanup)(ucx_context);
         coll_rdma_ucx_worker = NULL;
         ucx_context = NULL;
-        return ucx_fail("ucp_worker_get_address", status);
+        return ucx_fail("ucp_worker_create", status);
     }
     OBJ_CONSTRUCT(&ucx_endpoints, opal_hash_table_t);
     opal_hash_table_init(&ucx_endpoints, 64);
     return ucx_state = OMPI_SUCCESS;
 }
 
-static void *ucx_helper_main(void *arg)
+/* Each step sets the sticky ucx_state where it fails; the last sets it
+ * where all succeeded. */
+bool coll_rdma_ucx_start_step(void)
 {
-    (void) arg;
-    (void) ucx_start(true);
-    if (NULL != ucx_helper_then) {
-        ucx_helper_then();
+    if (OPAL_ERR_NOT_INITIALIZED != ucx_state) {
+        return false;
     }
-    return NULL;
-}
-
-void coll_rdma_ucx_prestart(void (*then)(void))
-{
-    sigset_t all, old;
-
-    if (ucx_helper_running || OPAL_ERR_NOT_INITIALIZED != ucx_state) {
-        return;
+    switch (ucx_step++) {
+    case UCX_STEP_LOAD_UCS:
+        ucx_load_ucs();
+        break;
+    case UCX_STEP_LOAD:
+        (void) ucx_load();
+        break;
+    case UCX_STEP_CONTEXT:
+        (void) ucx_start_context();
+        break;
+    default:
+        (void) ucx_start_worker();
+        break;
     }
-    ucx_helper_then = then;
-    /* Signals stay with the application's threads: the helper blocks all. */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    ucx_helper_running = 0 == pthread_create(&ucx_helper, NULL, ucx_helper_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-void coll_rdma_ucx_prestart_give_way(void)
-{
-    if (ucx_helper_running) {
-        __atomic_store_n(&ucx_helper_give_way, true, __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&ucx_helper_past_init, __ATOMIC_SEQ_CST)) {
-            helper_step_aside(ucx_helper);
-        }
-    }
-}
-
-/* Wait for the helper, if one runs: afterwards ucx_state and the self-test
- * results it wrote are visible to this thread. */
-static void ucx_join_helper(void)
-{
-    if (ucx_helper_running) {
-        (void) pthread_join(ucx_helper, NULL);
-        ucx_helper_running = false;
-    }
+    return true;
 }
 
 int coll_rdma_ucx_init(void)
 {
-    ucx_join_helper();
-    if (OPAL_ERR_NOT_INITIALIZED != ucx_state) {
-        return ucx_state;
+    while (coll_rdma_ucx_start_step()) {
     }
-    return ucx_start(false);
+    return ucx_state;
 }
 
 /* Drive a non-blocking UCP request to completion. */
@@ -316,8 +292,13 @@ void coll_rdma_ucx_fini(void)
     void *value, *node = NULL;
     ucp_request_param_t param;
 
-    ucx_join_helper();
     if (OMPI_SUCCESS != ucx_state) {
+        if (OPAL_ERR_NOT_INITIALIZED == ucx_state && NULL != ucx_context) {
+            /* closed between the steps of the start: the context, no worker */
+            UCX_CALL(ucp_cleanup)(ucx_context);
+            ucx_context = NULL;
+            ucx_step = UCX_STEP_CONTEXT;
+        }
         return;
     }
     if (ucx_progress_registered) {
@@ -341,6 +322,7 @@ void coll_rdma_ucx_fini(void)
     ucx_context = NULL;
     ucx_address = NULL;
     ucx_state = OPAL_ERR_NOT_INITIALIZED;
+    ucx_step = UCX_STEP_LOAD_UCS;
 }
 
 void coll_rdma_ucx_worker_address(const void **addr, size_t *len)

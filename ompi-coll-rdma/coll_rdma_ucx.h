@@ -17,14 +17,13 @@
 
 /*
  * Every UCX function coll/rdma calls.  The component does not link UCX:
- * coll_rdma_ucx_init() (or the start-up helper thread) loads libucp with
- * dlopen and fills coll_rdma_ucx_fns.  Linked, UCX's libraries were loaded,
+ * coll_rdma_ucx_init() or its first step loads libucp with dlopen and
+ * fills coll_rdma_ucx_fns.  Linked, UCX's libraries were loaded,
  * relocated and initialized with the component, inside every MPI_Init (and
  * ompi_info), whether a window was ever set up or not: dlopen of the
  * component took 2.4 to 7 ms on the 2-core VM, 0.13 ms without them, and
  * MPI_Init at 2 ranks took 4.0 ms longer than with --mca coll ^rdma, now
- * 0.1 ms less when UCX is not started early (medians of 41 paired runs,
- * bench/setup_cost.sh).  Call them as UCX_CALL(name)(args), only after
+ * 0.1 ms less (medians of 41 paired runs, bench/setup_cost.sh).  Call them as UCX_CALL(name)(args), only after
  * coll_rdma_ucx_init() succeeded.
  */
 #define COLL_RDMA_UCX_FUNCTIONS(X)                                                        \
@@ -61,37 +60,25 @@ void coll_rdma_ucx_unlock(void);
 extern ucp_worker_h coll_rdma_ucx_worker;
 
 /**
- * Create the UCP context and worker once per process.  Idempotent; a failure
- * is remembered and returned again without retrying.  If a helper thread of
- * coll_rdma_ucx_prestart() runs, waits for it and returns its result.
- * Returns OMPI_SUCCESS or OMPI_ERR_NOT_AVAILABLE (reason printed at
- * coll_rdma_verbose >= 1).  Call with the UCX lock held.
+ * Create the UCP context and worker once per process: the steps of
+ * coll_rdma_ucx_start_step() that remain.  Idempotent; a failure is
+ * remembered and returned again without retrying.  Returns OMPI_SUCCESS or
+ * OMPI_ERR_NOT_AVAILABLE (reason printed at coll_rdma_verbose >= 1).  Call
+ * with the UCX lock held.
  */
 int coll_rdma_ucx_init(void);
 
 /**
- * Start a helper thread that creates the UCP context and worker, then calls
- * `then` (may be NULL; the component passes the op self-test), so that the
- * first window set-up finds them ready.  Call from MPI_Init (the component's
- * open or init_query), before any other coll/rdma code can reach UCX; later
- * calls do nothing.  The thread blocks every signal, gives way after
- * MPI_Init (coll_rdma_ucx_prestart_give_way), and ends when done;
- * coll_rdma_ucx_init() or coll_rdma_ucx_fini() joins it, and what `then`
- * wrote is visible after that.  If it cannot be created, nothing happens: coll_rdma_ucx_init()
- * starts UCX itself.
+ * Take the next step of this process's UCX start, if one remains: load
+ * libucp (about 1 ms at first), create the context (1 ms), create the worker
+ * (0.5-1 ms), so that the warm-up calls before a first window set-up can
+ * share the cost instead of one call paying for all of it.  Returns false,
+ * doing nothing, once the start is over (succeeded or failed; see
+ * coll_rdma_ucx_init()).  Call with the UCX lock held.
  */
-void coll_rdma_ucx_prestart(void (*then)(void));
+bool coll_rdma_ucx_start_step(void);
 
-/**
- * MPI_Init is over (MPI_COMM_WORLD's module is enabled, its last step): the
- * helper, if it still runs, drops to SCHED_IDLE (once past ucp_init) so that
- * it no longer takes the application's cores.  Call from the thread that
- * called coll_rdma_ucx_prestart().
- */
-void coll_rdma_ucx_prestart_give_way(void);
-
-/** Join the helper thread if any, then close endpoints, worker and context
- * (component close). */
+/** Close endpoints, worker and context (component close). */
 void coll_rdma_ucx_fini(void);
 
 /** This worker's address (owned by the transport): *len bytes at *addr. */
