@@ -4,7 +4,8 @@
  * Modes, each timed over ITERS calls after ITERS/10 warm-up calls on a
  * dup'ed communicator whose window is set up: barrier, ibarrier + wait,
  * barrier_init start + wait, allreduce of one double (SUM), iallreduce +
- * wait, allreduce_init start + wait.  Prints "<mode> <us per call>" on rank
+ * wait, allreduce_init start + wait, bcast of one double from rank 0,
+ * ibcast + wait, bcast_init start + wait.  Prints "<mode> <us per call>" on rank
  * 0, the slowest rank's mean.
  *
  *     mpicc -O2 -o small_probe bench/small_probe.c
@@ -18,18 +19,25 @@
 #    include <mpi-ext.h> /* Open MPI 4.1: MPIX_*_init; 5.0: mpi.h's MPI-4 names */
 #    define MPI_Barrier_init MPIX_Barrier_init
 #    define MPI_Allreduce_init MPIX_Allreduce_init
+#    define MPI_Bcast_init MPIX_Bcast_init
 #endif
 
-enum { BARRIER, IBARRIER, BARRIER_INIT, ALLREDUCE, IALLREDUCE, ALLREDUCE_INIT, NMODES };
+enum {
+    BARRIER, IBARRIER, BARRIER_INIT,
+    ALLREDUCE, IALLREDUCE, ALLREDUCE_INIT,
+    BCAST, IBCAST, BCAST_INIT, NMODES
+};
 static const char *const names[NMODES] = {"barrier",   "ibarrier",   "barrier_init",
-                                          "allreduce", "iallreduce", "allreduce_init"};
+                                          "allreduce", "iallreduce", "allreduce_init",
+                                          "bcast",     "ibcast",     "bcast_init"};
 
 int main(int argc, char **argv)
 {
     int rank, iters;
     double in, out, t[NMODES], tmax[NMODES];
     MPI_Comm comm;
-    MPI_Request r, pa, pb;
+    double b = 0;
+    MPI_Request r, pa, pb, pc;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -41,6 +49,7 @@ int main(int argc, char **argv)
     }
     MPI_Allreduce_init(&in, &out, 1, MPI_DOUBLE, MPI_SUM, comm, MPI_INFO_NULL, &pa);
     MPI_Barrier_init(comm, MPI_INFO_NULL, &pb);
+    MPI_Bcast_init(&b, 1, MPI_DOUBLE, 0, comm, MPI_INFO_NULL, &pc);
     for (int m = 0; m < NMODES; ++m) {
         for (int timed = 0; timed < 2; ++timed) {
             int n = timed ? iters : iters / 10;
@@ -57,7 +66,13 @@ int main(int argc, char **argv)
                     MPI_Iallreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, comm, &r);
                     MPI_Wait(&r, MPI_STATUS_IGNORE);
                     break;
-                default: MPI_Start(&pa); MPI_Wait(&pa, MPI_STATUS_IGNORE); break;
+                case ALLREDUCE_INIT: MPI_Start(&pa); MPI_Wait(&pa, MPI_STATUS_IGNORE); break;
+                case BCAST: MPI_Bcast(&b, 1, MPI_DOUBLE, 0, comm); break;
+                case IBCAST:
+                    MPI_Ibcast(&b, 1, MPI_DOUBLE, 0, comm, &r);
+                    MPI_Wait(&r, MPI_STATUS_IGNORE);
+                    break;
+                default: MPI_Start(&pc); MPI_Wait(&pc, MPI_STATUS_IGNORE); break;
                 }
             }
             t[m] = (MPI_Wtime() - t0) / n * 1e6;
@@ -71,6 +86,7 @@ int main(int argc, char **argv)
     }
     MPI_Request_free(&pa);
     MPI_Request_free(&pb);
+    MPI_Request_free(&pc);
     MPI_Comm_free(&comm);
     MPI_Finalize();
     return 0;

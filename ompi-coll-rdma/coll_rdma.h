@@ -178,6 +178,9 @@ typedef struct mca_coll_rdma_module_t {
     /* per collective, the last blocking call's operation, run again by the
      * next call with the same arguments but buffers (coll_rdma_call.h) */
     struct coll_rdma_standing *standing[COLL_RDMA_NCOLLS];
+    /* per collective, the nonblocking request freed last, kept with its
+     * program for the next call with the same arguments (coll_rdma_request.c) */
+    struct coll_rdma_request *parked[COLL_RDMA_NCOLLS];
     /* (op, type) pairs whose fallback is wrong on some rank: the union of
      * every rank's op self-test, agreed at window set-up (bit t of entry f,
      * as coll_rdma_op_fallback_wrong()) */

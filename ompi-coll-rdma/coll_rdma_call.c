@@ -157,7 +157,7 @@ static int plan_chunks(coll_rdma_op_t *op)
  * layouts are contiguous this adds no action, so a standing operation is
  * bound again at every call.
  */
-static int bind_buffers(coll_rdma_op_t *op, const coll_rdma_call_t *c,
+int coll_rdma_call_bind(coll_rdma_op_t *op, const coll_rdma_call_t *c,
                         struct ompi_communicator_t *comm)
 {
     int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
@@ -204,7 +204,7 @@ int coll_rdma_call_prepare(coll_rdma_op_t *op, const coll_rdma_call_t *c,
     op->root = c->root;
     op->bytes = bytes;
     op->unpack_bytes = 0;
-    rc = bind_buffers(op, c, comm);
+    rc = coll_rdma_call_bind(op, c, comm);
     if (empty(c)) {
         op->prog.nseq = 0;
         return OMPI_SUCCESS;
@@ -240,25 +240,35 @@ static void key_release(coll_rdma_call_t *k)
     memset(k, 0, sizeof(*k));
 }
 
-coll_rdma_standing_t *coll_rdma_call_standing(mca_coll_rdma_module_t *m, coll_rdma_call_t *c,
-                                              struct ompi_communicator_t *comm)
+bool coll_rdma_call_matches(const coll_rdma_call_t *k, coll_rdma_call_t *c)
 {
-    coll_rdma_standing_t *s = m->standing[c->coll];
-    const coll_rdma_call_t *k;
-
-    if (NULL == s || !s->valid) {
-        return NULL;
-    }
-    k = &s->key;
-    if (k->scount != c->scount || k->sdtype != c->sdtype || k->rcount != c->rcount
-        || k->rdtype != c->rdtype || k->op != c->op || k->root != c->root
-        || (MPI_IN_PLACE == k->sbuf) != (MPI_IN_PLACE == c->sbuf)) {
-        return NULL;
+    if (k->coll != c->coll || k->scount != c->scount || k->sdtype != c->sdtype
+        || k->rcount != c->rcount || k->rdtype != c->rdtype || k->op != c->op
+        || k->root != c->root || (MPI_IN_PLACE == k->sbuf) != (MPI_IN_PLACE == c->sbuf)) {
+        return false;
     }
     c->elem = k->elem;
     c->nelem = k->nelem;
     c->rescued = k->rescued;
-    return OMPI_SUCCESS == bind_buffers(&s->op, c, comm) ? s : NULL;
+    return true;
+}
+
+void coll_rdma_call_key(coll_rdma_call_t *k, const coll_rdma_call_t *c)
+{
+    *k = *c;
+    k->sbuf = MPI_IN_PLACE == c->sbuf ? MPI_IN_PLACE : NULL;
+    k->rbuf = NULL;
+}
+
+coll_rdma_standing_t *coll_rdma_call_standing(mca_coll_rdma_module_t *m, coll_rdma_call_t *c,
+                                              struct ompi_communicator_t *comm)
+{
+    coll_rdma_standing_t *s = m->standing[c->coll];
+
+    if (NULL == s || !s->valid || !coll_rdma_call_matches(&s->key, c)) {
+        return NULL;
+    }
+    return OMPI_SUCCESS == coll_rdma_call_bind(&s->op, c, comm) ? s : NULL;
 }
 
 coll_rdma_standing_t *coll_rdma_call_standing_slot(mca_coll_rdma_module_t *m, int coll)
@@ -286,9 +296,7 @@ bool coll_rdma_call_stand(coll_rdma_standing_t *s, const coll_rdma_call_t *c,
     if (NULL != s->op.tmp) {
         return false;
     }
-    s->key = *c;
-    s->key.sbuf = MPI_IN_PLACE == c->sbuf ? MPI_IN_PLACE : NULL;
-    s->key.rbuf = NULL;
+    coll_rdma_call_key(&s->key, c);
     if (NULL != c->sdtype) {
         OBJ_RETAIN(c->sdtype);
     }

@@ -57,6 +57,28 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
 int coll_rdma_call_prepare(coll_rdma_op_t *op, const coll_rdma_call_t *c,
                            struct ompi_communicator_t *comm);
 
+/**
+ * Bind the call's buffers to `op`, prepared for a call with the same
+ * arguments but for the buffers: the user's arguments for PACK and UNPACK,
+ * and op->sbuf / op->rbuf.  For contiguous layouts this adds no action, so
+ * a kept program runs again as is.  Returns OMPI_SUCCESS or
+ * OMPI_ERR_OUT_OF_RESOURCE.
+ */
+int coll_rdma_call_bind(coll_rdma_op_t *op, const coll_rdma_call_t *c,
+                        struct ompi_communicator_t *comm);
+
+/**
+ * Whether call `c` has the arguments of key `k` but for the buffers
+ * (collective, counts, datatype and op handles, root, MPI_IN_PLACE); if so,
+ * fills in c->elem, c->nelem and c->rescued from the key.  Comparing
+ * handles is safe only where they cannot be freed and come back as others:
+ * the key holds references on them, or they are predefined.
+ */
+bool coll_rdma_call_matches(const coll_rdma_call_t *k, coll_rdma_call_t *c);
+
+/** Key `k` of call `c`: its arguments without buffers (sbuf: MPI_IN_PLACE or NULL). */
+void coll_rdma_call_key(coll_rdma_call_t *k, const coll_rdma_call_t *c);
+
 /** Statistics counters a call adds to, and by how much (set by the entry points). */
 typedef struct coll_rdma_stats {
     int n;

@@ -128,6 +128,13 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
         *rc = coll_rdma_op_run(&s->op);
         return true;
     }
+    if (COLL_RDMA_KIND_NONBLOCKING == kind && NULL != (req = coll_rdma_request_reuse(m, c, comm))) {
+        stat_apply(&req->stats);
+        coll_rdma_request_start(req);
+        *request = &req->super;
+        *rc = OMPI_SUCCESS;
+        return true;
+    }
     alg = coll_rdma_call_decide(m, comm, c, COLL_RDMA_KIND_BLOCKING == kind, &why);
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         stat_add(&mca_coll_rdma_component.fallback_calls[kind][c->coll][why], 1);
@@ -160,6 +167,7 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
         return true;
     }
     if (COLL_RDMA_KIND_NONBLOCKING == kind) {
+        coll_rdma_request_keep(req, c, &stats);
         coll_rdma_request_start(req);
     }
     *request = &req->super;

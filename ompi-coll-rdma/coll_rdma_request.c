@@ -2,7 +2,9 @@
  * coll/rdma requests: nonblocking (MPI_I*) and persistent (MPI_*_init,
  * MPI_Start) collectives as Open MPI requests over operations
  * (coll_rdma_exec.h).  A request embeds its operation; a persistent one
- * keeps its program from init to free and replays it at every start.
+ * keeps its program from init to free and replays it at every start; a
+ * nonblocking one is kept with its program once freed, for the next call of
+ * its collective with the same arguments (coll_rdma_request_keep).
  *
  * Progress: MPI_Test and MPI_Wait call opal_progress(), where a callback
  * runs the queues of the modules with operations under way.  The callback is
@@ -100,8 +102,26 @@ static int module_watch(mca_coll_rdma_module_t *m)
     return OMPI_SUCCESS;
 }
 
+/* Back to the pool, with its program freed. */
+static void request_return(coll_rdma_request_t *req)
+{
+    coll_rdma_op_fini(&req->op);
+    lock();
+    /* the single-threaded list under our lock: the lock-free one needs a
+     * 16-byte compare-and-swap that not every process can resolve (a
+     * python3 loading Open MPI through mpi4py could not) */
+    opal_free_list_return_st(&request_pool, (opal_free_list_item_t *) req);
+    unlock();
+}
+
 void coll_rdma_request_module_gone(mca_coll_rdma_module_t *m)
 {
+    for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
+        if (NULL != m->parked[coll]) {
+            request_return(m->parked[coll]);
+            m->parked[coll] = NULL;
+        }
+    }
     if (!m->progress_listed) {
         return;
     }
@@ -122,17 +142,21 @@ static int request_free(ompi_request_t **ompi_req)
 {
     coll_rdma_request_t *req = (coll_rdma_request_t *) *ompi_req;
 
+    coll_rdma_request_t *none = NULL;
+
     if (!REQUEST_COMPLETE(&req->super)) {
         return MPI_ERR_REQUEST; /* an active persistent request */
     }
-    coll_rdma_op_fini(&req->op);
     OMPI_REQUEST_FINI(&req->super);
     *ompi_req = MPI_REQUEST_NULL;
+    /* kept where its collective has none kept (another thread may be
+     * freeing or reusing one: the slot changes by atomic operations only) */
+    if (!req->keep || OMPI_SUCCESS != req->op.status
+        || !__atomic_compare_exchange_n(&req->op.module->parked[req->op.coll], &none, req, false,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+        request_return(req);
+    }
     lock();
-    /* the single-threaded list under our lock: the lock-free one needs a
-     * 16-byte compare-and-swap that not every process can resolve (a
-     * python3 loading Open MPI through mpi4py could not) */
-    opal_free_list_return_st(&request_pool, (opal_free_list_item_t *) req);
     callback_update();
     unlock();
     return OMPI_SUCCESS;
@@ -195,6 +219,38 @@ coll_rdma_request_t *coll_rdma_request_alloc(mca_coll_rdma_module_t *module,
     OMPI_REQUEST_INIT(&req->super, persistent);
     req->super.req_mpi_object.comm = comm;
     req->persistent = persistent;
+    req->keep = false;
+    return req;
+}
+
+void coll_rdma_request_keep(coll_rdma_request_t *req, const coll_rdma_call_t *c,
+                            const coll_rdma_stats_t *stats)
+{
+    req->keep = !req->persistent && NULL == req->op.tmp
+                && (NULL == c->sdtype || ompi_datatype_is_predefined(c->sdtype))
+                && (NULL == c->rdtype || ompi_datatype_is_predefined(c->rdtype))
+                && (NULL == c->op || ompi_op_is_intrinsic(c->op));
+    if (req->keep) {
+        coll_rdma_call_key(&req->key, c);
+        req->stats = *stats;
+    }
+}
+
+coll_rdma_request_t *coll_rdma_request_reuse(mca_coll_rdma_module_t *m, coll_rdma_call_t *c,
+                                             struct ompi_communicator_t *comm)
+{
+    coll_rdma_request_t *req = __atomic_exchange_n(&m->parked[c->coll], NULL, __ATOMIC_ACQ_REL);
+
+    if (NULL == req) {
+        return NULL;
+    }
+    if (!coll_rdma_call_matches(&req->key, c)
+        || OMPI_SUCCESS != coll_rdma_call_bind(&req->op, c, comm)) {
+        request_return(req);
+        return NULL;
+    }
+    OMPI_REQUEST_INIT(&req->super, false);
+    req->super.req_mpi_object.comm = comm;
     return req;
 }
 
@@ -219,7 +275,7 @@ void coll_rdma_request_start(coll_rdma_request_t *req)
 void coll_rdma_request_complete(coll_rdma_request_t *req)
 {
     req->super.req_status.MPI_ERROR = req->op.status;
-    if (!req->persistent) {
+    if (!req->persistent && !req->keep) {
         coll_rdma_op_fini(&req->op); /* a heap program is not needed any more */
     }
     __atomic_fetch_sub(&active_requests, 1, __ATOMIC_RELAXED);

@@ -382,7 +382,9 @@ layout_case "layout-put-path-np4" 4 avx-off "-x UCX_TLS=tcp,self $NOCHECK" "--on
     "served:bcast:knomial served:allgather:bruck served:alltoall:direct served:allreduce:(ktree|pairwise|nway|bruck|ring) served:reduce:knomial"
 
 # 7. MPI_THREAD_MULTIPLE: threads running collectives on distinct
-#    communicators at once, and one creating and freeing communicators
+#    communicators at once (blocking, nonblocking and persistent ones
+#    outstanding together), and one creating and freeing communicators;
+#    on the mapped path and on the put path (UCX over TCP)
 # build_test NAME: $BUILDDIR/tests/mpi/NAME from tests/mpi/NAME.c when stale
 build_test() {
     local bin=$BUILDDIR/tests/mpi/$1 src=$RDMA_REPO_ROOT/tests/mpi/$1.c
@@ -394,8 +396,11 @@ build_test() {
 }
 THREADS_BIN=$(build_test test_threads)
 for np in 2 4; do
-    TEST_COLL=$THREADS_BIN case_ "thread-multiple-np$np" "$np" avx-off "" "3 1500" "$SERVED_ALL"
+    TEST_COLL=$THREADS_BIN case_ "thread-multiple-np$np" "$np" avx-off "" "3 1500" \
+        "$SERVED_ALL served:iallreduce:$AUTO_AR served:ibcast:read served:allreduce_init:$AUTO_AR"
 done
+TEST_COLL=$THREADS_BIN case_ "thread-multiple-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self $NOCHECK" "2 300" \
+    "served:bcast:knomial served:ibcast:knomial served:iallreduce:$AUTO_AR served:allreduce_init:$AUTO_AR"
 
 # 8. known Open MPI 4.1.4 bugs that coll/rdma must not inherit.
 #    int8/int16 SUM with coll/rdma serving every allreduce and op/avx
@@ -468,7 +473,8 @@ fi
 #    (tests/mpi/test_nbc.c): every algorithm forced, six sets of one
 #    algorithm per collective, at every np; then many outstanding calls of
 #    mixed kinds with blocking ones between, random completion orders and
-#    delays; persistent requests started thousands of times; the put path.
+#    delays; the same call repeated (a kept request reused); persistent
+#    requests started thousands of times; the put path.
 NBC_BIN=$(build_test test_nbc)
 ar="--mca coll_rdma_allreduce_algorithm"
 NBC_SETS=(
@@ -487,7 +493,7 @@ for np in $ALL_NP; do
             checks="$checks served:i${s%%:*}:${s#*:} served:${s%%:*}_init:${s#*:}"
         done
         TEST_COLL=$NBC_BIN case_ "nbc-$tag-np$np" "$np" avx-off "$mca" \
-            "--only each --max-count 4096" "$checks"
+            "--only each,repeat --max-count 4096 --calls 400" "$checks"
     done
 done
 for np in 3 4 8; do
@@ -498,6 +504,6 @@ IFS=: read -r _ tree_mca _ <<<"${NBC_SETS[1]}"
 TEST_COLL=$NBC_BIN case_ "nbc-mixed-tree-np5" 5 avx-off "$tree_mca" \
     "--only mixed,persist --calls 1500" "served:ibarrier:nway served:ibcast:knomial"
 TEST_COLL=$NBC_BIN case_ "nbc-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self" \
-    "--only each,mixed,persist --calls 300 --max-count 1000" "served:ibarrier:nway served:iallreduce:(ktree|pairwise|nway|bruck)"
+    "--only each,mixed,repeat,persist --calls 300 --max-count 1000" "served:ibarrier:nway served:iallreduce:(ktree|pairwise|nway|bruck)"
 
 rdma_finish

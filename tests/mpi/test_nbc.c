@@ -9,10 +9,14 @@
  *   mixed    several outstanding calls of mixed kinds interleaved with
  *            blocking ones, completed by Waitall, Waitany, Testsome or
  *            random MPI_Test loops, random delays on random ranks
+ *   repeat   the same nonblocking call again and again with new buffers
+ *            and contents (coll/rdma keeps a freed request with its program
+ *            and binds the next call's buffers), in place now and then, one
+ *            with other arguments now and then, two alike outstanding
  *   persist  persistent requests started thousands of times with new
  *            contents; Startall; freed while inactive; one made before the
  *            communicator's window exists and started after
- * Options: --iters N (rounds of "each"), --calls N (mixed, persist),
+ * Options: --iters N (rounds of "each"), --calls N (mixed, repeat, persist),
  *          --max-count N (elements), --seed S.
  * Prints "test_nbc OK" on success (rank 0); exits non-zero on any error.
  */
@@ -330,6 +334,36 @@ static void mixed(MPI_Comm comm)
     }
 }
 
+static void repeat(MPI_Comm comm)
+{
+    for (int coll = 0; coll < NCOLLS; ++coll) {
+        job_t *prev = NULL; /* freed a call later: the next call's buffers lie elsewhere */
+        for (int c = 0; c < calls / 4; ++c) {
+            int other = 0 == c % 11, twin = 0 == c % 7;
+            int in_place = 1 == (c / 25) % 2;
+            job_t *j = job_new(coll, other ? 5 : 64, other ? 0 : size - 1, in_place, c);
+            job_t *k = twin ? job_new(coll, 64, size - 1, in_place, c + 1) : NULL;
+
+            job_post(j, 0, comm);
+            if (NULL != k) {
+                job_post(k, 0, comm);
+                MPI_Wait(&k->req, MPI_STATUS_IGNORE);
+                job_check(k, "repeated, twin");
+                job_free(k);
+            }
+            MPI_Wait(&j->req, MPI_STATUS_IGNORE);
+            job_check(j, "repeated");
+            if (NULL != prev) {
+                job_free(prev);
+            }
+            prev = j;
+        }
+        if (NULL != prev) {
+            job_free(prev);
+        }
+    }
+}
+
 static void persist(MPI_Comm comm)
 {
     job_t *jobs[NCOLLS];
@@ -413,6 +447,9 @@ int main(int argc, char **argv)
     }
     if (selected("mixed")) {
         mixed(comm);
+    }
+    if (selected("repeat")) {
+        repeat(comm);
     }
     if (selected("persist")) {
         persist(comm);

@@ -2,7 +2,10 @@
  * MPI_THREAD_MULTIPLE with coll/rdma: several threads per rank, each running
  * barrier, bcast and allreduce on its own communicator at the same time
  * (MPI forbids concurrent collectives on one communicator, not on distinct
- * ones), plus a thread that keeps creating and freeing communicators, each
+ * ones), blocking and split-phase: an MPI_Iallreduce, an MPI_Ibcast and a
+ * persistent allreduce outstanding together, completed by MPI_Waitall or by
+ * an MPI_Testall loop (so that the threads' requests progress one another
+ * through the shared progress callback), plus a thread that keeps creating and freeing communicators, each
  * with a first collective that sets a window up.  Every result is checked
  * against a locally computed reference.  Exit status 0 on success.
  *
@@ -14,6 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+/* Open MPI 4.1 names the persistent collectives MPIX_*_init (mpi-ext.h) */
+#    include <mpi-ext.h>
+#    define MPI_Allreduce_init MPIX_Allreduce_init
+#endif
 
 static int rank, size, calls = 3000;
 static volatile int failures;
@@ -30,12 +39,58 @@ typedef struct {
     MPI_Comm comm;
 } job_t;
 
+/* Split-phase calls of iteration c, all outstanding together. */
+static void split_phase(job_t *job, int c, MPI_Request *persistent, int64_t *pin, int64_t *pout)
+{
+    int64_t nin[8], nout[8];
+    int32_t bbuf[8];
+    int root = (c + 1 + job->id) % size, done = 0;
+    int64_t tri = (int64_t) size * (size + 1) / 2;
+    MPI_Request reqs[3];
+
+    for (int i = 0; i < 8; ++i) {
+        nin[i] = (int64_t) (rank + 1) * (c + i + job->id);
+        pin[i] = (int64_t) (rank + 2) * (c - i);
+        bbuf[i] = rank == root ? c * 3 + i : -1;
+    }
+    MPI_Iallreduce(nin, nout, 8, MPI_INT64_T, MPI_SUM, job->comm, &reqs[0]);
+    MPI_Ibcast(bbuf, 8, MPI_INT32_T, root, job->comm, &reqs[1]);
+    MPI_Start(persistent);
+    reqs[2] = *persistent;
+    if (c % 2) {
+        MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE);
+    } else {
+        while (!done) {
+            MPI_Testall(3, reqs, &done, MPI_STATUSES_IGNORE);
+        }
+    }
+    for (int i = 0; i < 8; ++i) {
+        if (nout[i] != tri * (c + i + job->id)) {
+            fail(job->id, "iallreduce", c, (long) (tri * (c + i + job->id)), (long) nout[i]);
+            break;
+        }
+        if (pout[i] != (tri + size) * (c - i)) {
+            fail(job->id, "allreduce_init", c, (long) ((tri + size) * (c - i)), (long) pout[i]);
+            break;
+        }
+        if (bbuf[i] != c * 3 + i) {
+            fail(job->id, "ibcast", c, c * 3 + i, bbuf[i]);
+            break;
+        }
+    }
+}
+
 static void *worker(void *arg)
 {
     job_t *job = arg;
-    int64_t in[64], out[64];
+    int64_t in[64], out[64], pin[8] = {0}, pout[8];
     int32_t buf[300];
+    MPI_Request persistent;
 
+    /* after a blocking call, which sets the window up: a persistent request
+     * made before it would stay with the fallback */
+    MPI_Barrier(job->comm);
+    MPI_Allreduce_init(pin, pout, 8, MPI_INT64_T, MPI_SUM, job->comm, MPI_INFO_NULL, &persistent);
     for (int c = 0; c < calls && 0 == failures; ++c) {
         int n = 1 + (c * 7 + job->id) % 64, root = (c + job->id) % size;
         MPI_Barrier(job->comm);
@@ -60,7 +115,9 @@ static void *worker(void *arg)
                 break;
             }
         }
+        split_phase(job, c, &persistent, pin, pout);
     }
+    MPI_Request_free(&persistent);
     return NULL;
 }
 
