@@ -226,10 +226,10 @@ out:
 }
 
 /*
- * The process's start, in steps: loading UCX (two), its context, its worker, the op
- * self-test, one per call at a communicator's last warm-up calls, so that no
- * application call pays for all of it (5-6 ms of CPU at 2 ranks, of which
- * each step takes 0.3-1.2 ms) and MPI_Init pays for none.  Where the process
+ * The process's start, in steps: loading UCX (two), its context, its worker,
+ * the op self-test, one per call at a communicator's last warm-up calls, so
+ * that no application call pays for all of it (about 5 ms of CPU at 2 ranks,
+ * 0.3-1.8 ms a step) and MPI_Init pays for none.  Where the process
  * has started already (a later communicator), nothing is left to do.
  */
 #define COLL_RDMA_START_STEPS 5

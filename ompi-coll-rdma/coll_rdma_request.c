@@ -140,9 +140,7 @@ void coll_rdma_request_module_gone(mca_coll_rdma_module_t *m)
 
 static int request_free(ompi_request_t **ompi_req)
 {
-    coll_rdma_request_t *req = (coll_rdma_request_t *) *ompi_req;
-
-    coll_rdma_request_t *none = NULL;
+    coll_rdma_request_t *req = (coll_rdma_request_t *) *ompi_req, *none = NULL;
 
     if (!REQUEST_COMPLETE(&req->super)) {
         return MPI_ERR_REQUEST; /* an active persistent request */

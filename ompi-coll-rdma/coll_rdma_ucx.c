@@ -58,8 +58,9 @@ static int ucx_progress(void)
 #endif
 
 /*
- * The first step of loading: libucs (with libucm), half of the time of
- * loading UCX (its constructor reads the configuration, measures the clock),
+ * The first step of loading: libucs (with libucm), about two thirds of the
+ * time of loading UCX (its constructor reads the configuration, measures
+ * the clock),
  * where configure found it beside libucp and that libucp is still there: a
  * libucs from elsewhere would stand in for the one libucp needs.  Not
  * closed, like libucp.  Nothing where configure found no such pair: then
@@ -211,6 +212,7 @@ static int ucx_start_context(void)
 static int ucx_start_worker(void)
 {
     ucp_worker_params_t wparams;
+    const char *what = "ucp_worker_create";
     ucs_status_t status;
 
     memset(&wparams, 0, sizeof(wparams));
@@ -219,6 +221,7 @@ static int ucx_start_worker(void)
     wparams.thread_mode = ompi_mpi_thread_multiple ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
     status = UCX_CALL(ucp_worker_create)(ucx_context, &wparams, &coll_rdma_ucx_worker);
     if (UCS_OK == status) {
+        what = "ucp_worker_get_address";
         status = UCX_CALL(ucp_worker_get_address)(coll_rdma_ucx_worker, &ucx_address,
                                                   &ucx_address_len);
         if (UCS_OK != status) {
@@ -229,7 +232,7 @@ static int ucx_start_worker(void)
         UCX_CALL(ucp_cleanup)(ucx_context);
         coll_rdma_ucx_worker = NULL;
         ucx_context = NULL;
-        return ucx_fail("ucp_worker_create", status);
+        return ucx_fail(what, status);
     }
     OBJ_CONSTRUCT(&ucx_endpoints, opal_hash_table_t);
     opal_hash_table_init(&ucx_endpoints, 64);
