@@ -100,7 +100,7 @@ case_() {
     rdma_run "$name" "$out" "$err" \
         mpirun --oversubscribe -np "$np" $avxargs $(rdma_verbose_args) $mca "$TEST_COLL" $args
     rc=$?
-    reason=$(rdma_outcome $rc "$out" "$err" '^test_(coll|threads|nbc) OK' "'test_coll OK' (or test_threads/test_nbc OK) line")
+    reason=$(rdma_outcome $rc "$out" "$err" '^test_(coll|threads|nbc|steps) OK' "'test_coll OK' (or test_threads/test_nbc/test_steps OK) line")
     if [ -z "$reason" ]; then
         # shellcheck disable=SC2086
         reason=$(rdma_check_stats "$err" "$np" $checks)
@@ -401,6 +401,22 @@ for np in 2 4; do
 done
 TEST_COLL=$THREADS_BIN case_ "thread-multiple-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self $NOCHECK" "2 300" \
     "served:bcast:knomial served:ibcast:knomial served:iallreduce:$AUTO_AR served:allreduce_init:$AUTO_AR"
+
+# 7b. UCX is started in steps at the first communicator's last warm-up calls,
+#     never in MPI_Init (issue 10 item 2; tests/mpi/test_steps.c)
+STEPS_BIN=$(build_test test_steps)
+expect=
+if [ "$RDMA_MODE" = component ]; then
+    expect=--expect
+    # strict where nothing else in Open MPI loads UCX in MPI_Init (Debian
+    # disables pml/ucx and osc/ucx by default)
+    probe=$(timeout 60 mpirun -np 1 --mca coll ^rdma "$STEPS_BIN" 0 --probe 2>/dev/null)
+    [ "$probe" = "ucx-at-init 0" ] && expect="--expect --strict"
+fi
+for np in 2 3; do
+    TEST_COLL=$STEPS_BIN case_ "start-steps-np$np" "$np" avx-off \
+        "--mca coll_rdma_window_setup_calls 16" "16 $expect" "served:allreduce:$AUTO_AR fb:warmup"
+done
 
 # 8. known Open MPI 4.1.4 bugs that coll/rdma must not inherit.
 #    int8/int16 SUM with coll/rdma serving every allreduce and op/avx
