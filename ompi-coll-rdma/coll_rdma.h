@@ -295,7 +295,7 @@ void coll_rdma_op_reduce(ompi_op_t *op, const void *source, void *target, size_t
  * Compare every installed intrinsic op function on integer types against
  * the base one (0.3 ms at 2 ranks here); the first call does it, later ones return at
  * once.  Not thread-safe: call it from one thread, before any reduction
- * (the start-up helper, or window set-up under the UCX lock).
+ * (a warm-up step or the window set-up, under the UCX lock).
  */
 void coll_rdma_op_selftest(void);
 

@@ -4,11 +4,12 @@
  * Some installations ship op functions that are wrong for some types
  * (Debian's Open MPI 4.1.4 op/avx saturates 8- and 16-bit integer SUM once
  * the count reaches a vector width; DESIGN.md rule 7).  Once per process
- * (in the start-up helper thread, or at the first window set-up), every
- * installed intrinsic function for an integer type is compared with Open
- * MPI's base (non-vectorized) function on the same inputs; pairs that differ
- * are then reduced with the base function.  Floating-point types are not
- * compared: vector and scalar code may legitimately differ in NaN payloads.
+ * (the last step of the start at a warm-up call, or at the first window
+ * set-up), every installed intrinsic function for an integer type is
+ * compared with Open MPI's base (non-vectorized) function on the same
+ * inputs; pairs that differ are then reduced with the base function.
+ * Floating-point types are not compared: vector and scalar code may
+ * legitimately differ in NaN payloads.
  *
  * Open MPI 4.1.4 also compares MPI_UNSIGNED_LONG as signed in MIN and MAX,
  * in every op component (open-mpi/ompi#10525, fixed in 4.1.5), so no
