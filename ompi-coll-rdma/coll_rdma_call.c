@@ -242,9 +242,9 @@ static void key_release(coll_rdma_call_t *k)
 
 bool coll_rdma_call_matches(const coll_rdma_call_t *k, coll_rdma_call_t *c)
 {
-    if (k->coll != c->coll || k->scount != c->scount || k->sdtype != c->sdtype
-        || k->rcount != c->rcount || k->rdtype != c->rdtype || k->op != c->op
-        || k->root != c->root || (MPI_IN_PLACE == k->sbuf) != (MPI_IN_PLACE == c->sbuf)) {
+    if (k->scount != c->scount || k->sdtype != c->sdtype || k->rcount != c->rcount
+        || k->rdtype != c->rdtype || k->op != c->op || k->root != c->root
+        || (MPI_IN_PLACE == k->sbuf) != (MPI_IN_PLACE == c->sbuf)) {
         return false;
     }
     c->elem = k->elem;

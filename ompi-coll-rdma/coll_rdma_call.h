@@ -68,9 +68,10 @@ int coll_rdma_call_bind(coll_rdma_op_t *op, const coll_rdma_call_t *c,
                         struct ompi_communicator_t *comm);
 
 /**
- * Whether call `c` has the arguments of key `k` but for the buffers
- * (collective, counts, datatype and op handles, root, MPI_IN_PLACE); if so,
- * fills in c->elem, c->nelem and c->rescued from the key.  Comparing
+ * Whether call `c` has the arguments of key `k`, a key of its collective,
+ * but for the buffers (counts, datatype and op handles, root,
+ * MPI_IN_PLACE); if so, fills in c->elem, c->nelem and c->rescued from the
+ * key.  Comparing
  * handles is safe only where they cannot be freed and come back as others:
  * the key holds references on them, or they are predefined.
  */

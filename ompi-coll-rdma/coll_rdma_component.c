@@ -12,8 +12,6 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "ompi/proc/proc.h"
-#include "ompi/runtime/mpiruntime.h"
 #include "opal/mca/base/mca_base_var.h"
 
 static int rdma_register(void);

@@ -35,6 +35,7 @@ static enum {
     UCX_STEP_CONTEXT,
     UCX_STEP_WORKER
 } ucx_step = UCX_STEP_LOAD_UCS;
+_Static_assert(UCX_STEP_WORKER + 1 == COLL_RDMA_UCX_START_STEPS, "coll_rdma_ucx.h's step count");
 
 void coll_rdma_ucx_lock(void)
 {

@@ -78,6 +78,9 @@ int coll_rdma_ucx_init(void);
  */
 bool coll_rdma_ucx_start_step(void);
 
+/** How many steps coll_rdma_ucx_start_step() takes at most. */
+#define COLL_RDMA_UCX_START_STEPS 4
+
 /** Close endpoints, worker and context (component close). */
 void coll_rdma_ucx_fini(void);
 
