@@ -83,6 +83,16 @@ static int views(coll_rdma_op_t *op, const coll_rdma_call_t *c, size_t in_bytes,
         if (NULL == op->tmp) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
+        /* PACK and UNPACK read the user's types when they run, maybe after
+         * the user freed them (MPI_Type_free of a type in use by a pending
+         * call is allowed) */
+        op->held[0] = pack_in ? c->sdtype : NULL;
+        op->held[1] = pack_out ? c->rdtype : NULL;
+        for (int i = 0; i < 2; ++i) {
+            if (NULL != op->held[i]) {
+                OBJ_RETAIN(op->held[i]);
+            }
+        }
     }
     op->rbuf = NULL;
     if (pack_out) {

@@ -131,7 +131,7 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
     if (COLL_RDMA_KIND_NONBLOCKING == kind && NULL != (req = coll_rdma_request_reuse(m, c, comm))) {
         stat_apply(&req->stats);
         coll_rdma_request_start(req);
-        *request = &req->super;
+        *request = &req->super.super;
         *rc = OMPI_SUCCESS;
         return true;
     }
@@ -161,16 +161,16 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
     coll_rdma_op_init(&req->op, m, &mca_coll_rdma_component.config, c->coll, alg);
     *rc = coll_rdma_call_prepare(&req->op, c, comm);
     if (OMPI_SUCCESS != *rc) {
-        ompi_request_t *r = &req->super;
-        req->super.req_complete = REQUEST_COMPLETED;
-        (void) req->super.req_free(&r);
+        ompi_request_t *r = &req->super.super;
+        req->super.super.req_complete = REQUEST_COMPLETED;
+        (void) req->super.super.req_free(&r);
         return true;
     }
     if (COLL_RDMA_KIND_NONBLOCKING == kind) {
         coll_rdma_request_keep(req, c, &stats);
         coll_rdma_request_start(req);
     }
-    *request = &req->super;
+    *request = &req->super.super;
     return true;
 }
 

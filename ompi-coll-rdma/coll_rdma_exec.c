@@ -32,6 +32,7 @@ void coll_rdma_op_init(coll_rdma_op_t *op, mca_coll_rdma_module_t *module,
     op->pending = op->pending_inline;
     op->flush_request = NULL;
     op->tmp = NULL;
+    op->held[0] = op->held[1] = NULL;
     coll_rdma_prog_init(&op->prog);
 }
 
@@ -40,6 +41,12 @@ void coll_rdma_op_fini(coll_rdma_op_t *op)
     coll_rdma_prog_fini(&op->prog);
     free(op->tmp);
     op->tmp = NULL;
+    for (int i = 0; i < 2; ++i) {
+        if (NULL != op->held[i]) {
+            OBJ_RELEASE(op->held[i]);
+            op->held[i] = NULL;
+        }
+    }
     if (op->pending != op->pending_inline) {
         free(op->pending);
         op->pending = op->pending_inline;

@@ -50,6 +50,9 @@ struct coll_rdma_op {
     size_t user_rcount;
     ompi_datatype_t *user_rdtype;
     char *tmp;                     /* packed data (malloc), freed with the op */
+    ompi_datatype_t *held[2];      /* the user types PACK/UNPACK read, retained while the op
+                                    * lives (MPI lets the user free them before a nonblocking or
+                                    * persistent call completes); released by coll_rdma_op_fini */
     size_t unpack_bytes;           /* the result's packed bytes in tmp (0: none) */
     uint64_t seq;                  /* first instance, assigned at start */
     coll_rdma_prog_t prog;

@@ -142,10 +142,10 @@ static int request_free(ompi_request_t **ompi_req)
 {
     coll_rdma_request_t *req = (coll_rdma_request_t *) *ompi_req, *none = NULL;
 
-    if (!REQUEST_COMPLETE(&req->super)) {
+    if (!REQUEST_COMPLETE(&req->super.super)) {
         return MPI_ERR_REQUEST; /* an active persistent request */
     }
-    OMPI_REQUEST_FINI(&req->super);
+    OMPI_REQUEST_FINI(&req->super.super);
     *ompi_req = MPI_REQUEST_NULL;
     /* kept where its collective has none kept (another thread may be
      * freeing or reusing one: the slot changes by atomic operations only) */
@@ -171,7 +171,7 @@ static int request_start_all(size_t count, ompi_request_t **requests)
 {
     for (size_t i = 0; i < count; ++i) {
         coll_rdma_request_t *req = (coll_rdma_request_t *) requests[i];
-        if (NULL != req && OMPI_REQUEST_COLL == req->super.req_type) {
+        if (NULL != req && OMPI_REQUEST_COLL == req->super.super.req_type) {
             coll_rdma_request_start(req);
         }
     }
@@ -180,13 +180,13 @@ static int request_start_all(size_t count, ompi_request_t **requests)
 
 static void request_construct(coll_rdma_request_t *req)
 {
-    req->super.req_type = OMPI_REQUEST_COLL;
-    req->super.req_free = request_free;
-    req->super.req_cancel = request_cancel;
-    req->super.req_start = request_start_all;
+    req->super.super.req_type = OMPI_REQUEST_COLL;
+    req->super.super.req_free = request_free;
+    req->super.super.req_cancel = request_cancel;
+    req->super.super.req_start = request_start_all;
 }
 
-OBJ_CLASS_INSTANCE(coll_rdma_request_t, ompi_request_t, request_construct, NULL);
+OBJ_CLASS_INSTANCE(coll_rdma_request_t, ompi_coll_base_nbc_request_t, request_construct, NULL);
 
 coll_rdma_request_t *coll_rdma_request_alloc(mca_coll_rdma_module_t *module,
                                              struct ompi_communicator_t *comm, bool persistent)
@@ -214,8 +214,14 @@ coll_rdma_request_t *coll_rdma_request_alloc(mca_coll_rdma_module_t *module,
     if (NULL == req) {
         return NULL;
     }
-    OMPI_REQUEST_INIT(&req->super, persistent);
-    req->super.req_mpi_object.comm = comm;
+    OMPI_REQUEST_INIT(&req->super.super, persistent);
+    req->super.super.req_mpi_object.comm = comm;
+    /* what Open MPI's handle retention may have left in a request of the pool
+     * (a persistent one's free callback, the handles) */
+    req->super.super.req_free = request_free;
+    req->super.cb.req_complete_cb = NULL;
+    req->super.req_complete_cb_data = NULL;
+    req->super.data.objs.objs[0] = req->super.data.objs.objs[1] = NULL;
     req->persistent = persistent;
     req->keep = false;
     return req;
@@ -247,17 +253,17 @@ coll_rdma_request_t *coll_rdma_request_reuse(mca_coll_rdma_module_t *m, coll_rdm
         request_return(req);
         return NULL;
     }
-    OMPI_REQUEST_INIT(&req->super, false);
-    req->super.req_mpi_object.comm = comm;
+    OMPI_REQUEST_INIT(&req->super.super, false);
+    req->super.super.req_mpi_object.comm = comm;
     return req;
 }
 
 void coll_rdma_request_start(coll_rdma_request_t *req)
 {
-    req->super.req_state = OMPI_REQUEST_ACTIVE;
-    req->super.req_complete = REQUEST_PENDING;
-    req->super.req_status.MPI_ERROR = OMPI_SUCCESS;
-    req->super.req_status._cancelled = 0;
+    req->super.super.req_state = OMPI_REQUEST_ACTIVE;
+    req->super.super.req_complete = REQUEST_PENDING;
+    req->super.super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    req->super.super.req_status._cancelled = 0;
     req->op.req = req;
     __atomic_fetch_add(&active_requests, 1, __ATOMIC_RELAXED);
     coll_rdma_op_start(&req->op);
@@ -272,12 +278,12 @@ void coll_rdma_request_start(coll_rdma_request_t *req)
 
 void coll_rdma_request_complete(coll_rdma_request_t *req)
 {
-    req->super.req_status.MPI_ERROR = req->op.status;
+    req->super.super.req_status.MPI_ERROR = req->op.status;
     if (!req->persistent && !req->keep) {
         coll_rdma_op_fini(&req->op); /* a heap program is not needed any more */
     }
     __atomic_fetch_sub(&active_requests, 1, __ATOMIC_RELAXED);
-    ompi_request_complete(&req->super, true);
+    ompi_request_complete(&req->super.super, true);
 }
 
 void coll_rdma_request_fini(void)

@@ -7,8 +7,18 @@
 
 #include "coll_rdma_call.h"
 
+#include "ompi/mca/coll/base/coll_base_util.h"
+
+/*
+ * The base is Open MPI's ompi_coll_base_nbc_request_t, not a bare
+ * ompi_request_t: after a component returns a nonblocking or persistent
+ * request, MPI_Ibcast, MPI_Bcast_init and the others of Open MPI 4.1 and
+ * 5.0 call ompi_coll_base_retain_datatypes / _retain_op on it, which write
+ * the handles and a completion or free callback into that type's fields
+ * (for a datatype or op that is not predefined).
+ */
 typedef struct coll_rdma_request {
-    ompi_request_t super;
+    ompi_coll_base_nbc_request_t super;
     coll_rdma_op_t op;
     bool persistent;
     /* nonblocking: kept with its program once freed (coll_rdma_request_keep) */

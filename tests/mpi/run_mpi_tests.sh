@@ -519,6 +519,10 @@ done
 IFS=: read -r _ tree_mca _ <<<"${NBC_SETS[1]}"
 TEST_COLL=$NBC_BIN case_ "nbc-mixed-tree-np5" 5 avx-off "$tree_mca" \
     "--only mixed,persist --calls 1500" "served:ibarrier:nway served:ibcast:knomial"
+# a packed call whose type is freed before it completes (MALLOC_PERTURB_
+# scribbles the freed type if coll/rdma did not hold it)
+TEST_COLL=$NBC_BIN case_ "nbc-typefree-np3" 3 avx-off "-x MALLOC_PERTURB_=165" "--only typefree --calls 400" \
+    "served:ibcast:read served:iallgather:bruck served:ialltoall:direct served:bcast_init:read served:alltoall_init:direct"
 TEST_COLL=$NBC_BIN case_ "nbc-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self" \
     "--only each,mixed,repeat,persist --calls 300 --max-count 1000" "served:ibarrier:nway served:iallreduce:(ktree|pairwise|nway|bruck)"
 

@@ -16,6 +16,9 @@
  *   persist  persistent requests started thousands of times with new
  *            contents; Startall; freed while inactive; one made before the
  *            communicator's window exists and started after
+ *   typefree a packed (strided) bcast, allgather and alltoall whose type the
+ *            user frees before the call completes, or before the persistent
+ *            request's starts; other types made and freed between
  * Options: --iters N (rounds of "each"), --calls N (mixed, repeat, persist),
  *          --max-count N (elements), --seed S.
  * Prints "test_nbc OK" on success (rank 0); exits non-zero on any error.
@@ -415,6 +418,97 @@ static void persist(MPI_Comm comm)
     MPI_Comm_free(&fresh);
 }
 
+/* Calls whose datatype the user frees before they complete (MPI_Type_free of
+ * a type in use is allowed: "any communication that is currently using this
+ * datatype will complete normally"): a strided type is packed, so the
+ * nonblocking call and every start of the persistent one read the type after
+ * its free.  Other types are made and freed between, to reuse its memory
+ * (the test's case runs with MALLOC_PERTURB_, which scribbles freed memory). */
+static MPI_Datatype strided(int n)
+{
+    MPI_Datatype t;
+    MPI_Type_vector(n, 1, 2, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+static void churn(void)
+{
+    for (int k = 0; k < 8; ++k) {
+        MPI_Datatype t = strided(1 + k);
+        MPI_Type_free(&t);
+    }
+}
+
+static void typefree_fill(int *a, int *b, size_t len, int coll, int root, int t)
+{
+    for (size_t i = 0; i < len; ++i) {
+        a[i] = BCAST == coll && rank != root ? -7777 : val(rank, i, t);
+        b[i] = -7777;
+    }
+}
+
+static void typefree(MPI_Comm comm)
+{
+    const int n = 37, ext = 2 * n - 1; /* the type's extent in ints */
+    const int colls[] = {BCAST, ALLGATHER, ALLTOALL};
+    size_t len = (size_t) ext * size + 1;
+    int *a = malloc(len * sizeof(int)), *b = malloc(len * sizeof(int));
+
+    for (int c = 0; c < calls / 10 + 1; ++c) {
+        for (int k = 0; k < 3; ++k) {
+            int coll = colls[k], persistent = c % 2, root = c % size, starts = persistent ? 3 : 1;
+            MPI_Datatype t = strided(n);
+            MPI_Request r;
+
+            typefree_fill(a, b, len, coll, root, c * 3); /* before the nonblocking call */
+            if (BCAST == coll) {
+                persistent ? MPI_Bcast_init(a, 1, t, root, comm, MPI_INFO_NULL, &r)
+                           : MPI_Ibcast(a, 1, t, root, comm, &r);
+            } else if (ALLGATHER == coll) {
+                persistent ? MPI_Allgather_init(a, 1, t, b, 1, t, comm, MPI_INFO_NULL, &r)
+                           : MPI_Iallgather(a, 1, t, b, 1, t, comm, &r);
+            } else {
+                persistent ? MPI_Alltoall_init(a, 1, t, b, 1, t, comm, MPI_INFO_NULL, &r)
+                           : MPI_Ialltoall(a, 1, t, b, 1, t, comm, &r);
+            }
+            MPI_Type_free(&t);
+            churn();
+            for (int s = 0; s < starts; ++s) {
+                int tt = c * 3 + s;
+                if (persistent) {
+                    typefree_fill(a, b, len, coll, root, tt);
+                    MPI_Start(&r);
+                    churn();
+                }
+                MPI_Wait(&r, MPI_STATUS_IGNORE);
+                for (int i = 0; i < n; ++i) {
+                    if (BCAST == coll) {
+                        CHECK(a[2 * i] == val(root, (size_t) (2 * i), tt)
+                                  && (rank == root || a[2 * i + 1] == -7777),
+                              "type freed, bcast c %d [%d]: %d", c, i, a[2 * i]);
+                        continue;
+                    }
+                    for (int q = 0; q < size; ++q) {
+                        /* block q of either side starts at element q x ext */
+                        int at = q * ext + 2 * i;
+                        int want = ALLGATHER == coll ? val(q, (size_t) (2 * i), tt)
+                                                     : val(q, (size_t) (rank * ext + 2 * i), tt);
+                        CHECK(b[at] == want && (i == n - 1 || b[at + 1] == -7777),
+                              "type freed, %s c %d block %d [%d]: %d != %d", names[coll], c, q, i,
+                              b[at], want);
+                    }
+                }
+            }
+            if (persistent) {
+                MPI_Request_free(&r);
+            }
+        }
+    }
+    free(a);
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Comm comm;
@@ -453,6 +547,9 @@ int main(int argc, char **argv)
     }
     if (selected("persist")) {
         persist(comm);
+    }
+    if (selected("typefree")) {
+        typefree(comm);
     }
     MPI_Comm_free(&comm);
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
