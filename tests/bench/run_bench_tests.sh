@@ -1,7 +1,8 @@
 #!/bin/bash
 # The benchmark (bench/README.md) at np 2: it never times coll/rdma's window
 # set-up (issue 10, item 5), prints the per-call spread, validates pingpong,
-# and compare.sh / summarize.py read its output.
+# and compare.sh / summarize.py read its output; bench/overlap_probe.c builds
+# and runs.
 #
 # Environment: BUILDDIR, PLAIN, TIMEOUT, KEEP_LOGS, ONLY, EXCLUDE as in
 # tests/mpi/common.sh; BENCH (default $BUILDDIR/bench/coll_bench).
@@ -133,6 +134,27 @@ if rdma_selected "$name"; then
         python3 "$RDMA_REPO_ROOT/bench/summarize.py" side "$dir" >"$dir.summary" 2>&1 ||
             reason="summarize.py failed: $(tail -n 2 "$dir.summary" | tr '\n' ' ')"
         [ -z "$reason" ] && ! grep -q '^| 16 B | ' "$dir.summary" && reason="summarize.py: no 16 B row"
+    fi
+    result "$name" "$reason"
+fi
+
+# 5. overlap_probe (bench/overlap_probe.c): builds with mpicc, prints a line
+#    per size with OSU's overlap figure, served by coll/rdma (statistics)
+name=overlap-probe
+if rdma_selected "$name"; then
+    bin=$RDMA_LOGDIR/overlap_probe
+    reason=
+    if ! mpicc -O2 -Wall -Werror -o "$bin" "$RDMA_REPO_ROOT/bench/overlap_probe.c" 2>"$RDMA_LOGDIR/$name.build"; then
+        reason="mpicc failed: $(head -n 3 "$RDMA_LOGDIR/$name.build" | tr '\n' ' ')"
+    else
+        OUT=$RDMA_LOGDIR/$name.out
+        ERR=$RDMA_LOGDIR/$name.err
+        # shellcheck disable=SC2046
+        rdma_run "$name" "$OUT" "$ERR" mpirun -np 2 --oversubscribe $(rdma_verbose_args) "$bin" -c iallreduce -m 512 -i 300 -t 2
+        reason=$(rdma_outcome $? "$OUT" "$ERR" '^ +512 ' "a 512-byte line")
+        [ -z "$reason" ] && [ "$(grep -cE '^ +(8|64|512)( +[0-9.]+){6}$' "$OUT")" != 3 ] &&
+            reason="not three lines of 7 numbers: $(tr '\n' ' ' <"$OUT")"
+        [ -z "$reason" ] && [ "$RDMA_MODE" = component ] && reason=$(rdma_check_stats "$ERR" 2 served:iallreduce:'[a-z]+')
     fi
     result "$name" "$reason"
 fi
