@@ -18,7 +18,7 @@
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/proc.h"
 
-ucp_worker_h coll_rdma_ucx_worker = NULL;
+static ucp_worker_h coll_rdma_ucx_worker = NULL;
 coll_rdma_ucx_fns_t coll_rdma_ucx_fns;
 
 static ucp_context_h ucx_context = NULL;
@@ -329,13 +329,11 @@ void coll_rdma_ucx_fini(void)
     ucx_step = UCX_STEP_LOAD_UCS;
 }
 
-void coll_rdma_ucx_worker_address(const void **addr, size_t *len)
-{
-    *addr = ucx_address;
-    *len = ucx_address_len;
-}
+/* ---- the seam under the window -------------------------------------------------- */
 
-int coll_rdma_ucx_ep(ompi_proc_t *proc, const void *addr, ucp_ep_h *ep)
+/* The endpoint to `proc`, whose worker address is `addr`: created once, cached
+ * per process for every communicator. */
+static int endpoint(ompi_proc_t *proc, const void *addr, ucp_ep_h *ep)
 {
     uint64_t key = (uint64_t) (uintptr_t) proc;
     ucp_ep_params_t params;
@@ -360,31 +358,32 @@ int coll_rdma_ucx_ep(ompi_proc_t *proc, const void *addr, ucp_ep_h *ep)
     return OMPI_SUCCESS;
 }
 
-int coll_rdma_ucx_mem_alloc(size_t bytes, ucp_mem_h *memh, void **base, void **rkey_buf,
-                            size_t *rkey_len)
+int coll_rdma_ucx_mem_alloc(size_t bytes, coll_rdma_ucx_mem_t *mem, void **base)
 {
     ucp_mem_map_params_t params;
     ucp_mem_attr_t attr;
     ucs_status_t status;
 
+    memset(mem, 0, sizeof(*mem));
     memset(&params, 0, sizeof(params));
     params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH
                         | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
     params.address = NULL;
     params.length = bytes;
     params.flags = UCP_MEM_MAP_ALLOCATE;
-    status = UCX_CALL(ucp_mem_map)(ucx_context, &params, memh);
+    status = UCX_CALL(ucp_mem_map)(ucx_context, &params, &mem->memh);
     if (UCS_OK != status) {
         goto fail;
     }
     attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
-    status = UCX_CALL(ucp_mem_query)(*memh, &attr);
+    status = UCX_CALL(ucp_mem_query)(mem->memh, &attr);
     if (UCS_OK == status) {
         *base = attr.address;
-        status = UCX_CALL(ucp_rkey_pack)(ucx_context, *memh, rkey_buf, rkey_len);
+        status = UCX_CALL(ucp_rkey_pack)(ucx_context, mem->memh, &mem->rkey_buf, &mem->rkey_len);
     }
     if (UCS_OK != status) {
-        UCX_CALL(ucp_mem_unmap)(ucx_context, *memh);
+        UCX_CALL(ucp_mem_unmap)(ucx_context, mem->memh);
+        mem->memh = NULL;
         goto fail;
     }
     return OMPI_SUCCESS;
@@ -396,9 +395,99 @@ fail:
     return OMPI_ERR_OUT_OF_RESOURCE;
 }
 
-void coll_rdma_ucx_mem_free(ucp_mem_h memh)
+void coll_rdma_ucx_mem_free(coll_rdma_ucx_mem_t *mem)
 {
-    UCX_CALL(ucp_mem_unmap)(ucx_context, memh);
+    coll_rdma_ucx_address_done(mem);
+    if (NULL != mem->memh) {
+        UCX_CALL(ucp_mem_unmap)(ucx_context, mem->memh);
+        mem->memh = NULL;
+    }
+}
+
+/* Address: uint64 base, uint64 rkey length, rkey, worker address. */
+size_t coll_rdma_ucx_address_size(const coll_rdma_ucx_mem_t *mem)
+{
+    return 2 * sizeof(uint64_t) + mem->rkey_len + ucx_address_len;
+}
+
+void coll_rdma_ucx_address_pack(const coll_rdma_ucx_mem_t *mem, const void *base, void *blob)
+{
+    uint64_t head[2] = {(uint64_t) (uintptr_t) base, mem->rkey_len};
+    char *p = blob;
+
+    memcpy(p, head, sizeof(head));
+    memcpy(p + sizeof(head), mem->rkey_buf, mem->rkey_len);
+    memcpy(p + sizeof(head) + mem->rkey_len, ucx_address, ucx_address_len);
+}
+
+void coll_rdma_ucx_address_done(coll_rdma_ucx_mem_t *mem)
+{
+    if (NULL != mem->rkey_buf) {
+        UCX_CALL(ucp_rkey_buffer_release)(mem->rkey_buf);
+        mem->rkey_buf = NULL;
+    }
+}
+
+int coll_rdma_ucx_attach(ompi_proc_t *proc, const void *blob, coll_rdma_ucx_remote_t *remote,
+                         char **direct)
+{
+    const char *p = blob;
+    uint64_t head[2];
+    void *ptr;
+
+    memcpy(head, p, sizeof(head));
+    remote->base = head[0];
+    *direct = NULL;
+    if (OMPI_SUCCESS != endpoint(proc, p + sizeof(head) + head[1], &remote->ep)
+        || UCS_OK != UCX_CALL(ucp_ep_rkey_unpack)(remote->ep, p + sizeof(head), &remote->rkey)) {
+        return OMPI_ERROR;
+    }
+    if (UCS_OK == UCX_CALL(ucp_rkey_ptr)(remote->rkey, remote->base, &ptr)) {
+        *direct = ptr;
+    }
+    return OMPI_SUCCESS;
+}
+
+void coll_rdma_ucx_detach(coll_rdma_ucx_remote_t *remote)
+{
+    if (NULL != remote->rkey) {
+        UCX_CALL(ucp_rkey_destroy)(remote->rkey);
+        remote->rkey = NULL;
+    }
+}
+
+int coll_rdma_ucx_put_signal(const coll_rdma_ucx_remote_t *remote, size_t payload_off,
+                             const void *src, size_t bytes, size_t word_off, const uint64_t *word)
+{
+    ucs_status_t status;
+
+    if (bytes > 0) {
+        status = UCX_CALL(ucp_put_nbi)(remote->ep, src, bytes, remote->base + payload_off,
+                                       remote->rkey);
+        if (UCS_STATUS_IS_ERR(status)) {
+            return OMPI_ERROR;
+        }
+        /* the word must not overtake the payload */
+        if (UCS_OK != UCX_CALL(ucp_worker_fence)(coll_rdma_ucx_worker)) {
+            return OMPI_ERROR;
+        }
+    }
+    status = UCX_CALL(ucp_put_nbi)(remote->ep, word, sizeof(uint64_t), remote->base + word_off,
+                                   remote->rkey);
+    return UCS_STATUS_IS_ERR(status) ? OMPI_ERROR : OMPI_SUCCESS;
+}
+
+int coll_rdma_ucx_get(const coll_rdma_ucx_remote_t *remote, size_t off, void *dst, size_t bytes)
+{
+    ucs_status_t status = UCX_CALL(ucp_get_nbi)(remote->ep, dst, bytes, remote->base + off,
+                                                remote->rkey);
+
+    return UCS_STATUS_IS_ERR(status) ? OMPI_ERROR : OMPI_SUCCESS;
+}
+
+void coll_rdma_ucx_progress(void)
+{
+    UCX_CALL(ucp_worker_progress)(coll_rdma_ucx_worker);
 }
 
 int coll_rdma_ucx_flush_test(void **request, bool *done)

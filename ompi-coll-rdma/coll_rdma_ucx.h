@@ -56,9 +56,6 @@ extern coll_rdma_ucx_fns_t coll_rdma_ucx_fns;
 void coll_rdma_ucx_lock(void);
 void coll_rdma_ucx_unlock(void);
 
-/** The process-wide worker, valid after coll_rdma_ucx_init() succeeded. */
-extern ucp_worker_h coll_rdma_ucx_worker;
-
 /**
  * Create the UCP context and worker once per process: the steps of
  * coll_rdma_ucx_start_step() that remain.  Idempotent; a failure is
@@ -84,23 +81,80 @@ bool coll_rdma_ucx_start_step(void);
 /** Close endpoints, worker and context (component close). */
 void coll_rdma_ucx_fini(void);
 
-/** This worker's address (owned by the transport): *len bytes at *addr. */
-void coll_rdma_ucx_worker_address(const void **addr, size_t *len);
+/* ---- the seam under the window ----------------------------------------------
+ * What coll_rdma_window.c asks of the network, and all it asks: memory,
+ * the address a peer needs, attaching a peer's window, put-with-signal, get,
+ * flush, progress.  A transport beside UCX (libibverbs) would provide these
+ * and nothing in the window's callers or the algorithms would change. */
+
+/** This process's registered memory of one window. */
+typedef struct coll_rdma_ucx_mem {
+    ucp_mem_h memh;
+    void *rkey_buf;    /* packed rkey, until coll_rdma_ucx_address_done() */
+    size_t rkey_len;
+} coll_rdma_ucx_mem_t;
+
+/** A peer's window as this process reaches it by RMA. */
+typedef struct coll_rdma_ucx_remote {
+    ucp_ep_h ep;
+    ucp_rkey_h rkey;
+    uint64_t base;     /* the window's address in the peer */
+} coll_rdma_ucx_remote_t;
 
 /**
- * Endpoint to `proc` whose worker address is `addr`; created once and cached
- * per process for every communicator.  Returns OMPI_SUCCESS or OMPI_ERROR.
+ * Allocate and register `bytes` of window memory (UCP_MEM_MAP_ALLOCATE; its
+ * address at *base) and pack its rkey.  Returns OMPI_SUCCESS or
+ * OMPI_ERR_OUT_OF_RESOURCE (reason printed at coll_rdma_verbose >= 1).
  * Call with the UCX lock held.
  */
-int coll_rdma_ucx_ep(ompi_proc_t *proc, const void *addr, ucp_ep_h *ep);
+int coll_rdma_ucx_mem_alloc(size_t bytes, coll_rdma_ucx_mem_t *mem, void **base);
+
+/** Unregister and free window memory, its packed rkey too.  UCX lock held. */
+void coll_rdma_ucx_mem_free(coll_rdma_ucx_mem_t *mem);
+
+/** Bytes of the address a peer needs to reach window memory `mem`. */
+size_t coll_rdma_ucx_address_size(const coll_rdma_ucx_mem_t *mem);
 
 /**
- * Allocate and register `bytes` of window memory (UCP_MEM_MAP_ALLOCATE) and
- * pack its rkey (*rkey_buf to be released with ucp_rkey_buffer_release).
- * Returns OMPI_SUCCESS or OMPI_ERR_OUT_OF_RESOURCE.
+ * Write that address into `blob` (coll_rdma_ucx_address_size() bytes): the
+ * window's base, its rkey and this process's worker address.
  */
-int coll_rdma_ucx_mem_alloc(size_t bytes, ucp_mem_h *memh, void **base, void **rkey_buf,
-                            size_t *rkey_len);
+void coll_rdma_ucx_address_pack(const coll_rdma_ucx_mem_t *mem, const void *base, void *blob);
+
+/** Every peer attached: the packed rkey is not needed any more. */
+void coll_rdma_ucx_address_done(coll_rdma_ucx_mem_t *mem);
+
+/**
+ * Reach the window of `proc` whose address is `blob`: an endpoint (created
+ * once per process and cached for every communicator), the rkey, and
+ * *direct = the window mapped into this process (ucp_rkey_ptr, shared
+ * memory on one node) or NULL where only RMA reaches it.  Returns
+ * OMPI_SUCCESS or OMPI_ERROR.  Call with the UCX lock held.
+ */
+int coll_rdma_ucx_attach(ompi_proc_t *proc, const void *blob, coll_rdma_ucx_remote_t *remote,
+                         char **direct);
+
+/** Release what coll_rdma_ucx_attach() made (the endpoint stays cached). */
+void coll_rdma_ucx_detach(coll_rdma_ucx_remote_t *remote);
+
+/**
+ * Put-with-signal: `bytes` from `src` to the peer's window at `payload_off`
+ * (none if bytes is 0), then the 8-byte word at *word to `word_off`, which
+ * the target sees only after the payload (a worker fence between the two:
+ * DESIGN.md rule 1).  Sources must stay valid until a flush completed
+ * (coll_rdma_ucx_flush_test()).  Returns OMPI_SUCCESS or OMPI_ERROR.
+ */
+int coll_rdma_ucx_put_signal(const coll_rdma_ucx_remote_t *remote, size_t payload_off,
+                             const void *src, size_t bytes, size_t word_off, const uint64_t *word);
+
+/**
+ * Start reading `bytes` of the peer's window at `off` into `dst`; complete
+ * once a flush started after it completed.  Returns OMPI_SUCCESS or OMPI_ERROR.
+ */
+int coll_rdma_ucx_get(const coll_rdma_ucx_remote_t *remote, size_t off, void *dst, size_t bytes);
+
+/** Progress the worker once (emulated RMA needs its target to progress). */
+void coll_rdma_ucx_progress(void);
 
 /**
  * Remote completion of every put and get this process issued, without
@@ -109,9 +163,6 @@ int coll_rdma_ucx_mem_alloc(size_t bytes, ucp_mem_h *memh, void **base, void **r
  * completed (*request is NULL again).  Returns OMPI_SUCCESS or OMPI_ERROR.
  */
 int coll_rdma_ucx_flush_test(void **request, bool *done);
-
-/** Unregister and free window memory from coll_rdma_ucx_mem_alloc(). */
-void coll_rdma_ucx_mem_free(ucp_mem_h memh);
 
 /**
  * Ask that the worker be progressed from opal_progress(): needed once any

@@ -85,8 +85,7 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     if (NULL != win->peers && NULL != win->credit && NULL != win->reduce_credit
         && NULL != win->scratch && layout_ok) {
         coll_rdma_ucx_lock();
-        rc = coll_rdma_ucx_mem_alloc(win->size, &win->memh, (void **) &win->base, &win->rkey_buf,
-                                     &win->rkey_len);
+        rc = coll_rdma_ucx_mem_alloc(win->size, &win->mem, (void **) &win->base);
         coll_rdma_ucx_unlock();
     }
     if (OMPI_SUCCESS != rc) {
@@ -120,27 +119,15 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     return win;
 }
 
-/* Blob: uint64 base, uint64 rkey length, rkey, worker address. */
+/* Blob: the transport's address of this window. */
 size_t coll_rdma_window_blob_size(const coll_rdma_window_t *win)
 {
-    const void *addr;
-    size_t addr_len;
-
-    coll_rdma_ucx_worker_address(&addr, &addr_len);
-    return 2 * sizeof(uint64_t) + win->rkey_len + addr_len;
+    return coll_rdma_ucx_address_size(&win->mem);
 }
 
 void coll_rdma_window_pack(const coll_rdma_window_t *win, void *blob)
 {
-    uint64_t head[2] = {(uint64_t) (uintptr_t) win->base, win->rkey_len};
-    const void *addr;
-    size_t addr_len;
-    char *p = blob;
-
-    coll_rdma_ucx_worker_address(&addr, &addr_len);
-    memcpy(p, head, sizeof(head));
-    memcpy(p + sizeof(head), win->rkey_buf, win->rkey_len);
-    memcpy(p + sizeof(head) + win->rkey_len, addr, addr_len);
+    coll_rdma_ucx_address_pack(&win->mem, win->base, blob);
 }
 
 int coll_rdma_window_attach(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
@@ -159,30 +146,19 @@ static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *com
 {
     for (int i = 0; i < win->comm_size; ++i) {
         coll_rdma_peer_t *peer = &win->peers[i];
-        const char *blob = blobs + displs[i];
-        uint64_t head[2];
-        void *ptr;
 
         if (i == win->rank) {
             peer->direct = win->base;
             continue;
         }
-        memcpy(head, blob, sizeof(head));
-        peer->base = head[0];
         if (OMPI_SUCCESS
-                != coll_rdma_ucx_ep(ompi_comm_peer_lookup(comm, i), blob + sizeof(head) + head[1],
-                                    &peer->ep)
-            || UCS_OK != UCX_CALL(ucp_ep_rkey_unpack)(peer->ep, blob + sizeof(head), &peer->rkey)) {
+            != coll_rdma_ucx_attach(ompi_comm_peer_lookup(comm, i), blobs + displs[i], &peer->remote,
+                                    &peer->direct)) {
             return OMPI_ERROR;
         }
-        if (UCS_OK == UCX_CALL(ucp_rkey_ptr)(peer->rkey, peer->base, &ptr)) {
-            peer->direct = ptr;
-        } else {
-            ++win->nremote;
-        }
+        win->nremote += NULL == peer->direct;
     }
-    UCX_CALL(ucp_rkey_buffer_release)(win->rkey_buf);
-    win->rkey_buf = NULL;
+    coll_rdma_ucx_address_done(&win->mem);
     if (win->nremote > 0) {
         coll_rdma_ucx_want_progress();
     }
@@ -196,14 +172,9 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     }
     coll_rdma_ucx_lock();
     for (int i = 0; i < win->comm_size; ++i) {
-        if (NULL != win->peers[i].rkey) {
-            UCX_CALL(ucp_rkey_destroy)(win->peers[i].rkey);
-        }
+        coll_rdma_ucx_detach(&win->peers[i].remote);
     }
-    if (NULL != win->rkey_buf) {
-        UCX_CALL(ucp_rkey_buffer_release)(win->rkey_buf);
-    }
-    coll_rdma_ucx_mem_free(win->memh);
+    coll_rdma_ucx_mem_free(&win->mem);
     coll_rdma_ucx_unlock();
     free(win->peers);
     free(win->credit);
@@ -215,32 +186,17 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
 int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const void *src,
                          size_t bytes, uint64_t seq)
 {
-    coll_rdma_peer_t *p = &win->peers[peer];
-    ucs_status_t status;
-
     win->dirty = true;
-    if (bytes > 0) {
-        status = UCX_CALL(ucp_put_nbi)(p->ep, src, bytes, p->base + off + COLL_RDMA_SLOT_HEADER,
-                                       p->rkey);
-        if (UCS_STATUS_IS_ERR(status)) {
-            return OMPI_ERROR;
-        }
-        /* the sequence word must not overtake the payload (DESIGN.md rule 1) */
-        status = UCX_CALL(ucp_worker_fence)(coll_rdma_ucx_worker);
-        if (UCS_OK != status) {
-            return OMPI_ERROR;
-        }
-    }
     win->seq_src = seq;
-    status = UCX_CALL(ucp_put_nbi)(p->ep, &win->seq_src, sizeof(uint64_t), p->base + off, p->rkey);
-    return UCS_STATUS_IS_ERR(status) ? OMPI_ERROR : OMPI_SUCCESS;
+    return coll_rdma_ucx_put_signal(&win->peers[peer].remote, off + COLL_RDMA_SLOT_HEADER, src,
+                                    bytes, off, &win->seq_src);
 }
 
 void coll_rdma_window_idle(coll_rdma_window_t *win, int *spins)
 {
     if (win->nremote > 0) {
         /* emulated RMA needs the target to progress */
-        UCX_CALL(ucp_worker_progress)(coll_rdma_ucx_worker);
+        coll_rdma_ucx_progress();
     }
     if (--*spins <= 0) {
         opal_progress();
@@ -266,14 +222,12 @@ void coll_rdma_window_poll(coll_rdma_window_t *win, const char *word, uint64_t s
  */
 static int fetch_word(coll_rdma_window_t *win, int peer, size_t off, uint64_t *value)
 {
-    coll_rdma_peer_t *p = &win->peers[peer];
     bool done;
     int rc;
 
     if (!win->fetching) {
-        ucs_status_t status = UCX_CALL(ucp_get_nbi)(p->ep, &win->fetched, sizeof(win->fetched),
-                                          p->base + off, p->rkey);
-        if (UCS_STATUS_IS_ERR(status)) {
+        if (OMPI_SUCCESS
+            != coll_rdma_ucx_get(&win->peers[peer].remote, off, &win->fetched, sizeof(win->fetched))) {
             return OMPI_ERROR;
         }
         win->fetching = true;

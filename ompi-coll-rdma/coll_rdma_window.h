@@ -111,10 +111,8 @@
 #define COLL_RDMA_SLOT_HEADER 16
 
 typedef struct coll_rdma_peer {
-    ucp_ep_h ep;       /* NULL for this rank itself */
-    ucp_rkey_h rkey;
-    uint64_t base;     /* remote address of the peer's window */
-    char *direct;      /* the peer's window mapped here (ucp_rkey_ptr), or NULL */
+    coll_rdma_ucx_remote_t remote; /* the peer's window by RMA (none for this rank) */
+    char *direct;                  /* the peer's window mapped here, or NULL */
 } coll_rdma_peer_t;
 
 #define COLL_RDMA_MAX_REGIONS 32
@@ -135,15 +133,13 @@ typedef struct coll_rdma_region {
 } coll_rdma_region_t;
 
 typedef struct coll_rdma_window {
-    ucp_mem_h memh;
+    coll_rdma_ucx_mem_t mem;  /* the memory's registration with the transport */
     char *base;
     size_t size;
-    void *rkey_buf;    /* packed rkey, kept until the exchange is done */
-    size_t rkey_len;
     int comm_size;
     int rank;
     coll_rdma_peer_t *peers; /* comm_size entries */
-    int nremote;             /* peers reached by ucp_put rather than stores */
+    int nremote;             /* peers reached by RMA puts rather than stores */
     bool all_direct;         /* every rank maps every peer's window (agreed at set-up) */
     bool dirty;              /* puts issued since the last flush */
     int poll_spins;          /* polls between two opal_progress() calls (set by the module) */
