@@ -25,6 +25,7 @@
 #define MCA_COLL_RDMA_H
 
 #include "coll_rdma_compat.h"
+#include "coll_rdma_config.h"
 
 #include <stdint.h>
 
@@ -130,8 +131,6 @@ typedef struct mca_coll_rdma_component_t {
 
 OMPI_MODULE_DECLSPEC extern mca_coll_rdma_component_t mca_coll_rdma_component;
 
-/** Print one line on stderr, prefixed with the component and world rank. */
-void mca_coll_rdma_output(const char *fmt, ...) __opal_attribute_format__(__printf__, 1, 2);
 
 /* ---- module ---------------------------------------------------------------- */
 
@@ -163,6 +162,7 @@ typedef struct mca_coll_rdma_module_t {
     COLL_RDMA_SAVED(X_PREVIOUS)
 #undef X_PREVIOUS
 
+    const coll_rdma_config_t *cfg; /* the configuration its ranks agree on (checked at set-up) */
     int window_state;
     int warmup_calls;           /* collective calls seen before the window set-up */
     struct coll_rdma_window *window;

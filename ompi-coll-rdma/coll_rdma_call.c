@@ -22,7 +22,7 @@ static inline bool empty(const coll_rdma_call_t *c)
 int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
                           coll_rdma_call_t *c, bool may_setup, int *why)
 {
-    const coll_rdma_config_t *cfg = &mca_coll_rdma_component.config;
+    const coll_rdma_config_t *cfg = m->cfg;
     int size = ompi_comm_size(comm);
     size_t bytes = coll_rdma_call_bytes(c);
     bool direct, supported, wrong, reduction = COLL_RDMA_REDUCE == c->coll

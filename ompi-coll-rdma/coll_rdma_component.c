@@ -18,7 +18,7 @@ static int rdma_register(void);
 static void clamp_size(const char *name, size_t *value, size_t lo)
 {
     if (*value < lo) {
-        mca_coll_rdma_output("warning: coll_rdma_%s = %zu is below %zu; using %zu", name, *value,
+        coll_rdma_output("warning: coll_rdma_%s = %zu is below %zu; using %zu", name, *value,
                              lo, lo);
         *value = lo;
     }
@@ -78,26 +78,6 @@ static const char *const alg_names[COLL_RDMA_NALGS] = {
     "auto", "fallback", "nway", "knomial", "ktree", "pairwise", "bruck", "ring", "direct", "read"};
 static const char *const reason_names[COLL_RDMA_NREASONS] = {
     "forced", "too_large", "datatype", "op", "window", "warmup"};
-
-void mca_coll_rdma_output(const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    int n;
-
-    n = snprintf(line, sizeof(line), "[coll/rdma] rank %u: ", (unsigned) OMPI_PROC_MY_NAME->vpid);
-    va_start(ap, fmt);
-    n += vsnprintf(line + n, sizeof(line) - (size_t) n - 1, fmt, ap);
-    va_end(ap);
-    if (n > (int) sizeof(line) - 2) {
-        n = (int) sizeof(line) - 2;
-    }
-    line[n++] = '\n';
-    /* one write per line (at most PIPE_BUF bytes: atomic on the launcher's
-     * pipe): stdio may split an unbuffered stderr line, and lines of ranks
-     * printing at once then interleave mid-line */
-    (void) !write(STDERR_FILENO, line, (size_t) n);
-}
 
 /* A read-only component parameter of `type` at info `level`. */
 static void reg_var(const char *name, const char *help, mca_base_var_type_t type, int level,
@@ -303,7 +283,7 @@ static void clamp(const char *name, int *value, int lo, int hi)
 {
     int v = *value < lo ? lo : (*value > hi ? hi : *value);
     if (v != *value) {
-        mca_coll_rdma_output("warning: coll_rdma_%s = %d is out of range [%d, %d]; using %d", name,
+        coll_rdma_output("warning: coll_rdma_%s = %d is out of range [%d, %d]; using %d", name,
                              *value, lo, hi, v);
         *value = v;
     }
@@ -313,6 +293,7 @@ static int rdma_open(void)
 {
     coll_rdma_config_t *cfg = &mca_coll_rdma_component.config;
 
+    coll_rdma_config_set_verbosity(mca_coll_rdma_component.verbose);
     clamp("barrier_nway_n", &cfg->barrier_nway_n, 1, 64);
     clamp("bcast_radix", &cfg->bcast_radix, 2, 64);
     clamp("bcast_slots", &cfg->bcast_slots, 2, 1024);
@@ -323,7 +304,7 @@ static int rdma_open(void)
     clamp("allreduce_ring_slots", &cfg->allreduce_ring_slots, 2, 1024);
     if (cfg->allreduce_ring_segment_bytes < 64 || cfg->allreduce_ring_segment_bytes > (1u << 30)) {
         size_t v = cfg->allreduce_ring_segment_bytes < 64 ? 64 : (size_t) 1 << 30;
-        mca_coll_rdma_output("warning: coll_rdma_allreduce_ring_segment_bytes = %zu is out of "
+        coll_rdma_output("warning: coll_rdma_allreduce_ring_segment_bytes = %zu is out of "
                              "range [64, 2^30]; using %zu",
                              cfg->allreduce_ring_segment_bytes, v);
         cfg->allreduce_ring_segment_bytes = v;
@@ -349,7 +330,7 @@ static void print_statistics(void)
                      coll_names[coll], COLL_RDMA_KIND_PERSISTENT == kind ? "_init" : "");
             for (int alg = COLL_RDMA_ALG_NWAY; alg < COLL_RDMA_NALGS; ++alg) {
                 if (c->served_calls[kind][coll][alg] > 0) {
-                    mca_coll_rdma_output("%s %s: calls=%llu bytes=%llu", name, alg_names[alg],
+                    coll_rdma_output("%s %s: calls=%llu bytes=%llu", name, alg_names[alg],
                                          (unsigned long long) c->served_calls[kind][coll][alg],
                                          (unsigned long long) c->served_bytes[kind][coll][alg]);
                 }
@@ -361,7 +342,7 @@ static void print_statistics(void)
                                 (unsigned long long) c->fallback_calls[kind][coll][why]);
             }
             if (fallbacks > 0) {
-                mca_coll_rdma_output("%s fallback: calls=%llu%s", name,
+                coll_rdma_output("%s fallback: calls=%llu%s", name,
                                      (unsigned long long) fallbacks, reasons);
             }
         }
@@ -369,7 +350,7 @@ static void print_statistics(void)
     for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
         if (c->wrong_fallback_calls[coll] > 0) {
             /* also counted above under their algorithm */
-            mca_coll_rdma_output("%s wrong_fallback: calls=%llu (served beyond the thresholds: "
+            coll_rdma_output("%s wrong_fallback: calls=%llu (served beyond the thresholds: "
                                  "Open MPI's own reduction of their op and type is wrong here)",
                                  coll_names[coll],
                                  (unsigned long long) c->wrong_fallback_calls[coll]);
@@ -377,14 +358,14 @@ static void print_statistics(void)
     }
     if (c->allreduce_nway_not_adaptable > 0) {
         /* also counted above as "allreduce bruck" */
-        mca_coll_rdma_output("allreduce nway_not_adaptable: calls=%llu (served by bruck)",
+        coll_rdma_output("allreduce nway_not_adaptable: calls=%llu (served by bruck)",
                              (unsigned long long) c->allreduce_nway_not_adaptable);
     }
 }
 
 static int rdma_close(void)
 {
-    if (mca_coll_rdma_component.verbose >= 1) {
+    if (coll_rdma_verbose(1)) {
         print_statistics();
     }
     coll_rdma_request_fini();

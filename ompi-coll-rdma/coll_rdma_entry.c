@@ -76,9 +76,9 @@ static void say_rescued(const coll_rdma_call_t *c, int alg, struct ompi_communic
     int f = c->op->o_f_to_c_index, t = ompi_op_ddt_map[c->elem->id];
     uint64_t bit = (uint64_t) 1 << t;
 
-    if (mca_coll_rdma_component.verbose >= 1 && 0 == ompi_comm_rank(comm)
+    if (coll_rdma_verbose(1) && 0 == ompi_comm_rank(comm)
         && 0 == (__atomic_fetch_or(&said[c->coll][f], bit, __ATOMIC_RELAXED) & bit)) {
-        mca_coll_rdma_output("%s %s on %s: Open MPI's own reduction computes wrong results on "
+        coll_rdma_output("%s %s on %s: Open MPI's own reduction computes wrong results on "
                              "this installation (op self-test), so coll/rdma serves such calls at "
                              "every size, beyond its thresholds (%s)",
                              COLL_RDMA_ALLREDUCE == c->coll ? "MPI_Allreduce" : "MPI_Reduce",
@@ -97,7 +97,7 @@ static int run_blocking(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
     coll_rdma_op_t stack_op, *op = NULL != s ? &s->op : &stack_op;
     int rc;
 
-    coll_rdma_op_init(op, m, &mca_coll_rdma_component.config, c->coll, alg);
+    coll_rdma_op_init(op, m, m->cfg, c->coll, alg);
     rc = coll_rdma_call_prepare(op, c, comm);
     if (OMPI_SUCCESS == rc) {
         rc = coll_rdma_op_run(op);
@@ -158,7 +158,7 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
         *rc = OMPI_ERR_OUT_OF_RESOURCE;
         return true;
     }
-    coll_rdma_op_init(&req->op, m, &mca_coll_rdma_component.config, c->coll, alg);
+    coll_rdma_op_init(&req->op, m, m->cfg, c->coll, alg);
     *rc = coll_rdma_call_prepare(&req->op, c, comm);
     if (OMPI_SUCCESS != *rc) {
         ompi_request_t *r = &req->super.super;

@@ -91,7 +91,7 @@ static bool headers_agree(const setup_header_t *headers, int size, int rank)
         for (int f = 0; f < NCONFIG; ++f) {
             if (headers[i].config[f] != headers[0].config[f]) {
                 if (0 == rank) {
-                    mca_coll_rdma_output("warning: %s differs between ranks (%lld at rank 0, %lld "
+                    coll_rdma_output("warning: %s differs between ranks (%lld at rank 0, %lld "
                                          "at rank %d); coll/rdma falls back on this communicator",
                                          config_names[f], (long long) headers[0].config[f],
                                          (long long) headers[i].config[f], i);
@@ -144,7 +144,7 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
         coll_rdma_ucx_unlock();
         coll_rdma_op_fallback_wrong(mine.wrong);
         if (OMPI_SUCCESS == rc) {
-            win = coll_rdma_window_alloc(cfg, size, rank);
+            win = coll_rdma_window_alloc(cfg, mca_coll_rdma_component.window_max_bytes, size, rank);
             if (NULL != win) {
                 win->poll_spins = mca_coll_rdma_component.poll_spins;
             }
@@ -211,8 +211,8 @@ out:
     } else {
         coll_rdma_window_free(win);
         m->window_state = COLL_RDMA_WINDOW_FAILED;
-        if (mca_coll_rdma_component.verbose >= 1 && 0 == rank) {
-            mca_coll_rdma_output("no window on communicator %s (size %d): every call falls back",
+        if (coll_rdma_verbose(1) && 0 == rank) {
+            coll_rdma_output("no window on communicator %s (size %d): every call falls back",
                                  comm->c_name, size);
         }
     }
@@ -342,6 +342,7 @@ mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *com
         return NULL;
     }
     m->super.coll_module_enable = rdma_module_enable;
+    m->cfg = &mca_coll_rdma_component.config;
     coll_rdma_entry_install(m);
     *priority = c->priority;
     return &m->super;

@@ -136,8 +136,8 @@ static void selftest_pair(ompi_op_t *op, ompi_datatype_t *dtype)
         if (raw == t) {
             fallback_wrong[f] |= (uint64_t) 1 << t;
         }
-        if (mca_coll_rdma_component.verbose >= 2) {
-            mca_coll_rdma_output("op %s on %s fails the self-test: coll/rdma uses the base "
+        if (coll_rdma_verbose(2)) {
+            coll_rdma_output("op %s on %s fails the self-test: coll/rdma uses the base "
                                  "function, and serves such calls at every size it can",
                                  op->o_name, dtype->name);
         }
@@ -152,8 +152,8 @@ static void selftest_pair(ompi_op_t *op, ompi_datatype_t *dtype)
     if ((void *) base != (void *) installed && 0 == (fallback_wrong[f] & ((uint64_t) 1 << raw))
         && differs(installed, op->o_func.intrinsic.modules[raw], base, dtype)) {
         fallback_wrong[f] |= (uint64_t) 1 << raw;
-        if (mca_coll_rdma_component.verbose >= 2) {
-            mca_coll_rdma_output("op %s on %s: Open MPI's own function is wrong here; coll/rdma "
+        if (coll_rdma_verbose(2)) {
+            coll_rdma_output("op %s on %s: Open MPI's own function is wrong here; coll/rdma "
                                  "serves such calls at every size it can",
                                  op->o_name, dtype->name);
         }

@@ -105,8 +105,8 @@ static int ucx_load(void)
 #undef COLL_RDMA_UCX_RESOLVE
     }
     if (NULL == library || NULL != missing) {
-        if (mca_coll_rdma_component.verbose >= 1) {
-            mca_coll_rdma_output("UCX unavailable (%s%s); coll/rdma steps aside",
+        if (coll_rdma_verbose(1)) {
+            coll_rdma_output("UCX unavailable (%s%s); coll/rdma steps aside",
                                  NULL == library ? "" : "no ",
                                  NULL == library ? dlerror() : missing);
         }
@@ -117,8 +117,8 @@ static int ucx_load(void)
 
 static int ucx_fail(const char *what, ucs_status_t status)
 {
-    if (mca_coll_rdma_component.verbose >= 1) {
-        mca_coll_rdma_output("UCX unavailable (%s: %s); coll/rdma steps aside", what,
+    if (coll_rdma_verbose(1)) {
+        coll_rdma_output("UCX unavailable (%s: %s); coll/rdma steps aside", what,
                              UCX_CALL(ucs_status_string)(status));
     }
     return ucx_state = OMPI_ERR_NOT_AVAILABLE;
@@ -349,8 +349,8 @@ static int endpoint(ompi_proc_t *proc, const void *addr, ucp_ep_h *ep)
     params.address = (const ucp_address_t *) addr;
     status = UCX_CALL(ucp_ep_create)(coll_rdma_ucx_worker, &params, ep);
     if (UCS_OK != status) {
-        if (mca_coll_rdma_component.verbose >= 1) {
-            mca_coll_rdma_output("ucp_ep_create failed: %s", UCX_CALL(ucs_status_string)(status));
+        if (coll_rdma_verbose(1)) {
+            coll_rdma_output("ucp_ep_create failed: %s", UCX_CALL(ucs_status_string)(status));
         }
         return OMPI_ERROR;
     }
@@ -388,8 +388,8 @@ int coll_rdma_ucx_mem_alloc(size_t bytes, coll_rdma_ucx_mem_t *mem, void **base)
     }
     return OMPI_SUCCESS;
 fail:
-    if (mca_coll_rdma_component.verbose >= 1) {
-        mca_coll_rdma_output("window of %zu bytes not allocated: %s", bytes,
+    if (coll_rdma_verbose(1)) {
+        coll_rdma_output("window of %zu bytes not allocated: %s", bytes,
                              UCX_CALL(ucs_status_string)(status));
     }
     return OMPI_ERR_OUT_OF_RESOURCE;

@@ -47,7 +47,8 @@ static bool fds_exhausted(long *open_fds, long *limit)
     return *open_fds + COLL_RDMA_FD_MARGIN > *limit;
 }
 
-coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int comm_size, int rank)
+coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t max_bytes, int comm_size,
+                                           int rank)
 {
     coll_rdma_window_t *win = calloc(1, sizeof(*win));
     int rc = OMPI_ERR_OUT_OF_RESOURCE;
@@ -59,20 +60,19 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int co
     }
     layout_ok = OMPI_SUCCESS == coll_rdma_window_layout(win, cfg, comm_size, rank);
     if (fds_exhausted(&open_fds, &fd_limit)) {
-        if (mca_coll_rdma_component.verbose >= 1) {
-            mca_coll_rdma_output("%ld of %ld file descriptors open (RLIMIT_NOFILE); a window needs "
+        if (coll_rdma_verbose(1)) {
+            coll_rdma_output("%ld of %ld file descriptors open (RLIMIT_NOFILE); a window needs "
                                  "up to %d: no window on this communicator",
                                  open_fds, fd_limit, COLL_RDMA_FD_MARGIN);
         }
         free(win);
         return NULL;
     }
-    if (mca_coll_rdma_component.window_max_bytes > 0
-        && win->size > mca_coll_rdma_component.window_max_bytes) {
-        if (mca_coll_rdma_component.verbose >= 1) {
-            mca_coll_rdma_output("window of %zu bytes exceeds coll_rdma_window_max_bytes = %zu; "
+    if (max_bytes > 0 && win->size > max_bytes) {
+        if (coll_rdma_verbose(1)) {
+            coll_rdma_output("window of %zu bytes exceeds coll_rdma_window_max_bytes = %zu; "
                                  "no window on this communicator",
-                                 win->size, mca_coll_rdma_component.window_max_bytes);
+                                 win->size, max_bytes);
         }
         free(win);
         return NULL;

@@ -239,12 +239,14 @@ size_t coll_rdma_window_region_slot(const coll_rdma_window_t *win, const coll_rd
 
 /**
  * Allocate this rank's window for a communicator of `comm_size` ranks with the
- * geometry implied by `cfg`, every sequence word empty.  Returns NULL on failure, or when the
- * geometry needs more than coll_rdma_window_max_bytes, or when the process is
- * close to its file-descriptor limit (message at verbose >= 1).  The UCX transport must be initialized.  Takes the UCX lock
- * itself, as do attach and free.
+ * geometry implied by `cfg`, every sequence word empty.  Returns NULL on
+ * failure, when the geometry needs more than `max_bytes` bytes (0: no cap;
+ * coll_rdma_window_max_bytes), or when the process is close to its
+ * file-descriptor limit (message at verbose >= 1).  The UCX transport must be
+ * initialized.  Takes the UCX lock itself, as do attach and free.
  */
-coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, int comm_size, int rank);
+coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t max_bytes,
+                                           int comm_size, int rank);
 
 /**
  * Bytes of this rank's exchange blob: window base, packed rkey and worker
