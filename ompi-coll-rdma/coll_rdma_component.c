@@ -19,7 +19,7 @@ static void clamp_size(const char *name, size_t *value, size_t lo)
 {
     if (*value < lo) {
         coll_rdma_output("warning: coll_rdma_%s = %zu is below %zu; using %zu", name, *value,
-                             lo, lo);
+                         lo, lo);
         *value = lo;
     }
 }
@@ -284,7 +284,7 @@ static void clamp(const char *name, int *value, int lo, int hi)
     int v = *value < lo ? lo : (*value > hi ? hi : *value);
     if (v != *value) {
         coll_rdma_output("warning: coll_rdma_%s = %d is out of range [%d, %d]; using %d", name,
-                             *value, lo, hi, v);
+                         *value, lo, hi, v);
         *value = v;
     }
 }
@@ -305,8 +305,8 @@ static int rdma_open(void)
     if (cfg->allreduce_ring_segment_bytes < 64 || cfg->allreduce_ring_segment_bytes > (1u << 30)) {
         size_t v = cfg->allreduce_ring_segment_bytes < 64 ? 64 : (size_t) 1 << 30;
         coll_rdma_output("warning: coll_rdma_allreduce_ring_segment_bytes = %zu is out of "
-                             "range [64, 2^30]; using %zu",
-                             cfg->allreduce_ring_segment_bytes, v);
+                         "range [64, 2^30]; using %zu",
+                         cfg->allreduce_ring_segment_bytes, v);
         cfg->allreduce_ring_segment_bytes = v;
     }
     clamp("reduce_radix", &cfg->reduce_radix, 2, 64);
@@ -331,8 +331,8 @@ static void print_statistics(void)
             for (int alg = COLL_RDMA_ALG_NWAY; alg < COLL_RDMA_NALGS; ++alg) {
                 if (c->served_calls[kind][coll][alg] > 0) {
                     coll_rdma_output("%s %s: calls=%llu bytes=%llu", name, alg_names[alg],
-                                         (unsigned long long) c->served_calls[kind][coll][alg],
-                                         (unsigned long long) c->served_bytes[kind][coll][alg]);
+                                     (unsigned long long) c->served_calls[kind][coll][alg],
+                                     (unsigned long long) c->served_bytes[kind][coll][alg]);
                 }
             }
             for (int why = 0; why < COLL_RDMA_NREASONS; ++why) {
@@ -343,7 +343,7 @@ static void print_statistics(void)
             }
             if (fallbacks > 0) {
                 coll_rdma_output("%s fallback: calls=%llu%s", name,
-                                     (unsigned long long) fallbacks, reasons);
+                                 (unsigned long long) fallbacks, reasons);
             }
         }
     }
@@ -351,15 +351,15 @@ static void print_statistics(void)
         if (c->wrong_fallback_calls[coll] > 0) {
             /* also counted above under their algorithm */
             coll_rdma_output("%s wrong_fallback: calls=%llu (served beyond the thresholds: "
-                                 "Open MPI's own reduction of their op and type is wrong here)",
-                                 coll_names[coll],
-                                 (unsigned long long) c->wrong_fallback_calls[coll]);
+                             "Open MPI's own reduction of their op and type is wrong here)",
+                             coll_names[coll],
+                             (unsigned long long) c->wrong_fallback_calls[coll]);
         }
     }
     if (c->allreduce_nway_not_adaptable > 0) {
         /* also counted above as "allreduce bruck" */
         coll_rdma_output("allreduce nway_not_adaptable: calls=%llu (served by bruck)",
-                             (unsigned long long) c->allreduce_nway_not_adaptable);
+                         (unsigned long long) c->allreduce_nway_not_adaptable);
     }
 }
 

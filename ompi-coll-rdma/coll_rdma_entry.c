@@ -79,11 +79,11 @@ static void say_rescued(const coll_rdma_call_t *c, int alg, struct ompi_communic
     if (coll_rdma_verbose(1) && 0 == ompi_comm_rank(comm)
         && 0 == (__atomic_fetch_or(&said[c->coll][f], bit, __ATOMIC_RELAXED) & bit)) {
         coll_rdma_output("%s %s on %s: Open MPI's own reduction computes wrong results on "
-                             "this installation (op self-test), so coll/rdma serves such calls at "
-                             "every size, beyond its thresholds (%s)",
-                             COLL_RDMA_ALLREDUCE == c->coll ? "MPI_Allreduce" : "MPI_Reduce",
-                             c->op->o_name, c->elem->name,
-                             COLL_RDMA_ALG_RING == alg ? "segmented ring"
+                         "this installation (op self-test), so coll/rdma serves such calls at "
+                         "every size, beyond its thresholds (%s)",
+                         COLL_RDMA_ALLREDUCE == c->coll ? "MPI_Allreduce" : "MPI_Reduce",
+                         c->op->o_name, c->elem->name,
+                         COLL_RDMA_ALG_RING == alg ? "segmented ring"
                                                        : "k-nomial tree in chunks");
     }
 }

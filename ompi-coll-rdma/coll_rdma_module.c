@@ -92,9 +92,9 @@ static bool headers_agree(const setup_header_t *headers, int size, int rank)
             if (headers[i].config[f] != headers[0].config[f]) {
                 if (0 == rank) {
                     coll_rdma_output("warning: %s differs between ranks (%lld at rank 0, %lld "
-                                         "at rank %d); coll/rdma falls back on this communicator",
-                                         config_names[f], (long long) headers[0].config[f],
-                                         (long long) headers[i].config[f], i);
+                                     "at rank %d); coll/rdma falls back on this communicator",
+                                     config_names[f], (long long) headers[0].config[f],
+                                     (long long) headers[i].config[f], i);
                 }
                 return false;
             }
@@ -213,7 +213,7 @@ out:
         m->window_state = COLL_RDMA_WINDOW_FAILED;
         if (coll_rdma_verbose(1) && 0 == rank) {
             coll_rdma_output("no window on communicator %s (size %d): every call falls back",
-                                 comm->c_name, size);
+                             comm->c_name, size);
         }
     }
     free(headers);

@@ -138,8 +138,8 @@ static void selftest_pair(ompi_op_t *op, ompi_datatype_t *dtype)
         }
         if (coll_rdma_verbose(2)) {
             coll_rdma_output("op %s on %s fails the self-test: coll/rdma uses the base "
-                                 "function, and serves such calls at every size it can",
-                                 op->o_name, dtype->name);
+                             "function, and serves such calls at every size it can",
+                             op->o_name, dtype->name);
         }
     }
     /* The long types: the fallback uses their own functions, which
@@ -154,8 +154,8 @@ static void selftest_pair(ompi_op_t *op, ompi_datatype_t *dtype)
         fallback_wrong[f] |= (uint64_t) 1 << raw;
         if (coll_rdma_verbose(2)) {
             coll_rdma_output("op %s on %s: Open MPI's own function is wrong here; coll/rdma "
-                                 "serves such calls at every size it can",
-                                 op->o_name, dtype->name);
+                             "serves such calls at every size it can",
+                             op->o_name, dtype->name);
         }
     }
 }

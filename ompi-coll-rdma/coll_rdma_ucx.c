@@ -107,8 +107,8 @@ static int ucx_load(void)
     if (NULL == library || NULL != missing) {
         if (coll_rdma_verbose(1)) {
             coll_rdma_output("UCX unavailable (%s%s); coll/rdma steps aside",
-                                 NULL == library ? "" : "no ",
-                                 NULL == library ? dlerror() : missing);
+                             NULL == library ? "" : "no ",
+                             NULL == library ? dlerror() : missing);
         }
         return ucx_state = OMPI_ERR_NOT_AVAILABLE;
     }
@@ -119,7 +119,7 @@ static int ucx_fail(const char *what, ucs_status_t status)
 {
     if (coll_rdma_verbose(1)) {
         coll_rdma_output("UCX unavailable (%s: %s); coll/rdma steps aside", what,
-                             UCX_CALL(ucs_status_string)(status));
+                         UCX_CALL(ucs_status_string)(status));
     }
     return ucx_state = OMPI_ERR_NOT_AVAILABLE;
 }
@@ -390,7 +390,7 @@ int coll_rdma_ucx_mem_alloc(size_t bytes, coll_rdma_ucx_mem_t *mem, void **base)
 fail:
     if (coll_rdma_verbose(1)) {
         coll_rdma_output("window of %zu bytes not allocated: %s", bytes,
-                             UCX_CALL(ucs_status_string)(status));
+                         UCX_CALL(ucs_status_string)(status));
     }
     return OMPI_ERR_OUT_OF_RESOURCE;
 }

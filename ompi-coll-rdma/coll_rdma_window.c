@@ -47,8 +47,8 @@ static bool fds_exhausted(long *open_fds, long *limit)
     return *open_fds + COLL_RDMA_FD_MARGIN > *limit;
 }
 
-coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t max_bytes, int comm_size,
-                                           int rank)
+coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t max_bytes,
+                                           int comm_size, int rank)
 {
     coll_rdma_window_t *win = calloc(1, sizeof(*win));
     int rc = OMPI_ERR_OUT_OF_RESOURCE;
@@ -62,8 +62,8 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t
     if (fds_exhausted(&open_fds, &fd_limit)) {
         if (coll_rdma_verbose(1)) {
             coll_rdma_output("%ld of %ld file descriptors open (RLIMIT_NOFILE); a window needs "
-                                 "up to %d: no window on this communicator",
-                                 open_fds, fd_limit, COLL_RDMA_FD_MARGIN);
+                             "up to %d: no window on this communicator",
+                             open_fds, fd_limit, COLL_RDMA_FD_MARGIN);
         }
         free(win);
         return NULL;
@@ -71,8 +71,8 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t
     if (max_bytes > 0 && win->size > max_bytes) {
         if (coll_rdma_verbose(1)) {
             coll_rdma_output("window of %zu bytes exceeds coll_rdma_window_max_bytes = %zu; "
-                                 "no window on this communicator",
-                                 win->size, max_bytes);
+                             "no window on this communicator",
+                             win->size, max_bytes);
         }
         free(win);
         return NULL;
