@@ -16,6 +16,8 @@
 #include "coll_rdma_exec.h"
 #include "coll_rdma_request.h"
 
+#include <string.h>
+
 #include "opal/class/opal_free_list.h"
 #include "opal/runtime/opal_progress.h"
 #include "ompi/runtime/mpiruntime.h"
@@ -217,11 +219,12 @@ coll_rdma_request_t *coll_rdma_request_alloc(mca_coll_rdma_module_t *module,
     OMPI_REQUEST_INIT(&req->super.super, persistent);
     req->super.super.req_mpi_object.comm = comm;
     /* what Open MPI's handle retention may have left in a request of the pool
-     * (a persistent one's free callback, the handles) */
+     * (a persistent one's free callback, the handles): the base type's own
+     * fields as its constructor leaves them (their layout differs between
+     * 4.1 and 5.0) */
     req->super.super.req_free = request_free;
-    req->super.cb.req_complete_cb = NULL;
-    req->super.req_complete_cb_data = NULL;
-    req->super.data.objs.objs[0] = req->super.data.objs.objs[1] = NULL;
+    memset((char *) &req->super + sizeof(ompi_request_t), 0,
+           sizeof(ompi_coll_base_nbc_request_t) - sizeof(ompi_request_t));
     req->persistent = persistent;
     req->keep = false;
     return req;
