@@ -487,7 +487,7 @@ int coll_rdma_ucx_get(const coll_rdma_ucx_remote_t *remote, size_t off, void *ds
 
 void coll_rdma_ucx_progress(void)
 {
-    UCX_CALL(ucp_worker_progress)(coll_rdma_ucx_worker);
+    (void) ucx_progress();
 }
 
 int coll_rdma_ucx_flush_test(void **request, bool *done)
