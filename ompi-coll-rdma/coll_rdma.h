@@ -60,6 +60,7 @@ enum coll_rdma_alg {
     COLL_RDMA_ALG_RING = 7,     /* ring allgather, segmented ring allreduce */
     COLL_RDMA_ALG_DIRECT = 8,   /* write-based direct alltoall */
     COLL_RDMA_ALG_READ = 9,     /* every rank reads the others' slots (one node) */
+    COLL_RDMA_ALG_RSAG = 10,    /* allreduce: reduce-scatter then allgather by reading (one node) */
     COLL_RDMA_NALGS
 };
 
@@ -103,6 +104,7 @@ typedef struct coll_rdma_config {
     size_t allreduce_ring_segment_bytes; /* bytes per ring message (slot payload) */
     int allreduce_ring_slots;           /* ring slots per rank: segments in flight */
     int allreduce_ring_max_ranks;       /* auto takes the ring on at most this many ranks */
+    size_t allreduce_rsag_segment_bytes; /* rsag: bytes of each rank's input per instance */
     size_t allgather_max_bytes; /* per rank's block */
     size_t alltoall_max_bytes;  /* per destination block */
     int reduce_radix;           /* k of the k-nomial reduce tree */

@@ -64,6 +64,7 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
         .allreduce_ring_slots = 4,
         .allreduce_ring_max_ranks = 8,
         .allreduce_read_max_bytes = 32,
+        .allreduce_rsag_segment_bytes = 65536,
         .allgather_max_bytes = 4096, /* per block; the window caps it too (window_block_cap) */
         .alltoall_max_bytes = 4096,
         .reduce_radix = 4,
@@ -75,7 +76,8 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
 static const char *const coll_names[COLL_RDMA_NCOLLS] = {"barrier",   "bcast",    "allreduce",
                                                          "allgather", "alltoall", "reduce"};
 static const char *const alg_names[COLL_RDMA_NALGS] = {
-    "auto", "fallback", "nway", "knomial", "ktree", "pairwise", "bruck", "ring", "direct", "read"};
+    "auto", "fallback", "nway", "knomial", "ktree", "pairwise", "bruck", "ring", "direct", "read",
+    "rsag"};
 static const char *const reason_names[COLL_RDMA_NREASONS] = {
     "forced", "too_large", "datatype", "op", "window", "warmup"};
 
@@ -166,7 +168,7 @@ static int rdma_register(void)
     static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE,
                                          COLL_RDMA_ALG_NWAY,  COLL_RDMA_ALG_BRUCK,
                                          COLL_RDMA_ALG_RING,  COLL_RDMA_ALG_READ,
-                                         COLL_RDMA_ALG_AUTO};
+                                         COLL_RDMA_ALG_RSAG,  COLL_RDMA_ALG_AUTO};
     static const int allgather_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_RING,
                                          COLL_RDMA_ALG_AUTO};
     static const int alltoall_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_DIRECT,
@@ -207,7 +209,9 @@ static int rdma_register(void)
             "n-way dissemination; Bruck where (n, P) is not adaptable), bruck (Bruck's n-port "
             "global combine), ring (segmented pipelined ring: reduce-scatter then allgather), "
             "read (each rank reads every contribution and combines them in rank order; one node "
-            "only, up to allreduce_read_max_bytes). nway and bruck combine in rank-dependent "
+            "only, up to allreduce_read_max_bytes), rsag (one node: in segments, each rank reduces "
+            "its 1/P share by reading it from every rank's window, then copies every rank's "
+            "reduced share; any size up to allreduce_max_bytes). nway and bruck combine in rank-dependent "
             "orders: auto uses them only for integer, logical and byte types; forced on "
             "floating-point SUM or PROD they may give results that differ in the last bits "
             "between ranks");
@@ -248,6 +252,10 @@ static int rdma_register(void)
              "Largest MPI_Allreduce (bytes) served by read (auto picks it up to here on one node); "
              "each rank's window holds two slots of this size",
              &cfg->allreduce_read_max_bytes);
+    reg_size("allreduce_rsag_segment_bytes",
+             "Bytes of each rank's input that the rsag allreduce reduces per round of its "
+             "pipeline (>= 64): each rank's window holds two segments of this size",
+             &cfg->allreduce_rsag_segment_bytes);
     reg_alg(COLL_RDMA_ALLGATHER, allgather_algs,
             "MPI_Allgather algorithm: auto, fallback (previous component), bruck (Bruck's "
             "concatenation), ring");
@@ -309,6 +317,7 @@ static int rdma_open(void)
                          cfg->allreduce_ring_segment_bytes, v);
         cfg->allreduce_ring_segment_bytes = v;
     }
+    clamp_size("allreduce_rsag_segment_bytes", &cfg->allreduce_rsag_segment_bytes, 64);
     clamp("reduce_radix", &cfg->reduce_radix, 2, 64);
     clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
     clamp("window_setup_calls", &mca_coll_rdma_component.window_setup_calls, 0, 1 << 30);

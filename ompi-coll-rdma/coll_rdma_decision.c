@@ -91,6 +91,10 @@ static int decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t
     if (COLL_RDMA_ALG_RING == forced) {
         return COLL_RDMA_ALG_RING; /* any size: window memory is per segment */
     }
+    if (COLL_RDMA_ALG_RSAG == forced) {
+        /* any size: window memory is per segment */
+        return all_direct ? COLL_RDMA_ALG_RSAG : fallback(why, COLL_RDMA_WHY_WINDOW);
+    }
     if (COLL_RDMA_ALG_READ == forced) {
         if (!all_direct) {
             return fallback(why, COLL_RDMA_WHY_WINDOW);

@@ -136,6 +136,23 @@ int coll_rdma_allreduce_bruck_plan(coll_rdma_op_t *op);
  */
 int coll_rdma_allreduce_ring_plan(coll_rdma_op_t *op);
 /**
+ * MPI_Allreduce on one node (every window mapped) by reduce-scatter then
+ * allgather, both by reading (the shared-memory form of Rabenseifner's
+ * reduce-scatter + allgather, Thakur, Rabenseifner and Gropp, "Optimization
+ * of Collective Communication Operations in MPICH", IJHPCA 2005, section
+ * 4.4; reads instead of messages as in End's notified-read family, seed 002
+ * chapter 6).  op->count elements of predefined op->dtype with a commutative
+ * predefined op->op, any op->bytes, in segments of at most
+ * cfg->allreduce_rsag_segment_bytes, one instance each: a rank copies its
+ * segment into its window once, reduces its 1/P share (cache-line aligned)
+ * by reading that share from every window, marks it done, then copies every
+ * rank's reduced share out of its owner's window.  Each share is combined by
+ * one rank only, so every rank gets the same bits for every (op, type).
+ * Two synchronizations per segment, independent of P; every rank reads about
+ * 2 * bytes.  op->sbuf == op->rbuf is in place.
+ */
+int coll_rdma_allreduce_rsag_plan(coll_rdma_op_t *op);
+/**
  * MPI_Allgather by the ring: P-1 steps, in each one block to the right
  * neighbour, forwarding out of this rank's slot what came from the left
  * (seed 000 B.4).  op->sbuf: this rank's block of op->bytes (ONE block,

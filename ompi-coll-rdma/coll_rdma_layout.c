@@ -218,6 +218,9 @@ int coll_rdma_window_layout(coll_rdma_window_t *win, const coll_rdma_config_t *c
     win->off_read_barrier = add_region(win, &off, 1, COLL_RDMA_LINE);
     win->read_ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_read_max_bytes);
     win->off_read_ar = add_region(win, &off, 2, win->read_ar_slot_size);
+    win->rsag_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_rsag_segment_bytes);
+    win->off_rsag = add_region(win, &off, 2, win->rsag_slot_size);
+    win->off_rsag_done = add_region(win, &off, 2, COLL_RDMA_LINE);
     off = layout_block_regions(win, cfg, off);
     win->size = off;
     /* allreduce (n-way tail, Bruck's S0): two slot payloads */

@@ -39,6 +39,7 @@
     X(allreduce_ring_max_ranks, allreduce_ring_max_ranks)    \
     X(allreduce_ring_segment_bytes, allreduce_ring_segment_bytes) \
     X(allreduce_ring_slots, allreduce_ring_slots)            \
+    X(allreduce_rsag_segment_bytes, allreduce_rsag_segment_bytes) \
     X(allgather_algorithm, alg[COLL_RDMA_ALLGATHER])         \
     X(allgather_max_bytes, allgather_max_bytes)              \
     X(alltoall_algorithm, alg[COLL_RDMA_ALLTOALL])           \

@@ -2,7 +2,8 @@
  * coll/rdma notified-read family (End's thesis, chapter 6, on shared
  * memory): where every rank maps every peer's window (one node), a rank
  * writes only its own window and the others read it: bcast from the root's
- * slots, barrier and small allreduce from everyone's.  Plans (see
+ * slots, barrier and small allreduce from everyone's, large allreduce as a
+ * reduce-scatter and allgather by reading.  Plans (see
  * coll_rdma_prog.h); regions and reuse in coll_rdma_window.h.
  */
 #include "ompi_config.h"
@@ -72,4 +73,70 @@ int coll_rdma_allreduce_read_plan(coll_rdma_op_t *op)
     fold->dst = coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0);
     fold->len = op->count;
     return op->prog.failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+/*
+ * Share r of a segment of n elements of `extent` bytes among `size` ranks:
+ * elements [*lo, *hi), boundaries on cache lines where the element size
+ * divides a line, so no two ranks write one line of the segment.
+ */
+static void rsag_share(size_t n, size_t extent, int size, int r, size_t *lo, size_t *hi)
+{
+    size_t unit = 0 == COLL_RDMA_LINE % extent ? COLL_RDMA_LINE / extent : 1;
+    size_t units = (n + unit - 1) / unit;
+    size_t a = units * (size_t) r / (size_t) size * unit;
+    size_t b = units * (size_t) (r + 1) / (size_t) size * unit;
+
+    *lo = a < n ? a : n;
+    *hi = b < n ? b : n;
+}
+
+int coll_rdma_allreduce_rsag_plan(coll_rdma_op_t *op)
+{
+    coll_rdma_window_t *win = op->win;
+    coll_rdma_prog_t *p = &op->prog;
+    int size = win->comm_size, rank = win->rank;
+    size_t extent = op->dtype->super.size;
+    size_t seg = op->cfg->allreduce_rsag_segment_bytes / extent; /* elements, >= 1 */
+    coll_rdma_slot_t in = coll_rdma_slot(win->off_rsag, win->rsag_slot_size, 2);
+    coll_rdma_slot_t done = coll_rdma_slot(win->off_rsag_done, COLL_RDMA_LINE, 2);
+    uint32_t g = 0;
+
+    for (size_t first = 0; first < op->count; first += seg, ++g) {
+        size_t n = op->count - first < seg ? op->count - first : seg;
+        size_t lo, hi;
+
+        /* the input into this rank's own window: its word says "input in" */
+        coll_rdma_prog_post(p, g, rank, in, coll_rdma_buf(COLL_RDMA_BUF_SBUF, first * extent),
+                            n * extent);
+        /* this rank's share, reduced in place over its own input: every other
+         * rank's share in rotated order (readers of one window spread out) */
+        rsag_share(n, extent, size, rank, &lo, &hi);
+        for (int i = 1; i < size && hi > lo; ++i) {
+            int peer = (rank + i) % size;
+            coll_rdma_prog_wait_peer(p, g, peer, in);
+            coll_rdma_prog_reduce(p, coll_rdma_buf_slot(in, peer, lo * extent),
+                                  coll_rdma_buf_slot(in, -1, lo * extent), hi - lo, g);
+        }
+        coll_rdma_prog_post(p, g, rank, done, coll_rdma_buf(COLL_RDMA_BUF_NONE, 0), 0);
+        /* every share from its owner, this rank's own included; every done
+         * line is awaited, even of an empty share (the reuse argument needs
+         * every rank to have finished its reads of the instance) */
+        for (int i = 0; i < size; ++i) {
+            int owner = (rank + i) % size;
+
+            rsag_share(n, extent, size, owner, &lo, &hi);
+            if (owner != rank) {
+                coll_rdma_prog_wait_peer(p, g, owner, done);
+            }
+            if (hi > lo) {
+                coll_rdma_prog_copy(p, coll_rdma_buf_slot(in, owner == rank ? -1 : owner,
+                                                          lo * extent),
+                                    coll_rdma_buf(COLL_RDMA_BUF_RBUF, (first + lo) * extent),
+                                    (hi - lo) * extent, g);
+            }
+        }
+    }
+    p->nseq = g > 0 ? g : 1;
+    return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }

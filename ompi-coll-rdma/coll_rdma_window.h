@@ -36,6 +36,15 @@
  *   read allreduce   two slots (instance parity): this rank's contribution, read by every
  *                    peer.  A rank writes instance s + 2 only after it read every rank's
  *                    s + 1 contribution, i.e. after every rank finished reading instance s
+ *   rsag             two slots (instance parity) of one allreduce_rsag_segment_bytes
+ *                    segment each: this rank's input of the instance, whose share
+ *                    [lo_r, hi_r) every rank r reads; this rank reduces its own share
+ *                    into it in place
+ *   rsag done        two lines (instance parity): this rank's share of the instance
+ *                    is reduced.  Reuse of both as for read allreduce: a rank writes
+ *                    instance s + 2 only after it read every rank's done line of
+ *                    s + 1, which each rank writes only after it finished instance s
+ *                    (its programs run in order) and read every input of s + 1
  *   allreduce up     max_children slots, one per child of the (k+1)-nomial tree
  *   allreduce down   one slot: the result from the parent
  *   pairwise         fold slot, result-back slot, then two slots (instance
@@ -164,6 +173,9 @@ typedef struct coll_rdma_window {
     size_t off_read_barrier; /* read barrier word */
     size_t off_read_ar;      /* read allreduce slots (parity), read_ar_slot_size each */
     size_t read_ar_slot_size;
+    size_t off_rsag;         /* rsag input slots (parity), rsag_slot_size each */
+    size_t rsag_slot_size;
+    size_t off_rsag_done;    /* rsag done lines (parity) */
 
     /* allgather, alltoall, reduce, pairwise barrier (layout above);
      * *_block: the largest block served, bytes */

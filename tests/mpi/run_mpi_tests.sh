@@ -39,6 +39,8 @@
 #                             allreduce-nway-not-adaptable-n1-np14
 #   allreduce-ring-npN, allreduce-ring-seg256-npN, allreduce-ring-sweep-np8,
 #                             allreduce-ring-stress-np5, auto-large-1MiB-npN
+#   allreduce-rsag-npN, allreduce-rsag-seg256-npN, allreduce-rsag-1MiB-np4,
+#                             allreduce-rsag-{sweep-np8,stress-np5,put-path-np3}
 #   layout-{bcast,allgather,alltoall,allreduce,reduce}-ALG-np{2,4},
 #                             layout-fallback-forced-np{2,4}   ranks pass
 #                             different datatypes of one signature (the hang
@@ -319,6 +321,30 @@ case_ "allreduce-ring-sweep-np8" 8 avx-off \
 case_ "allreduce-ring-stress-np5" 5 avx-off \
     "--mca coll_rdma_allreduce_algorithm ring --mca coll_rdma_allreduce_ring_segment_bytes 128 --mca coll_rdma_allreduce_ring_slots 3" \
     "--only stress --stress-calls 3000" "served:allreduce:ring"
+# 7b'. reduce-scatter + allgather by reading (rsag, one node): forced at
+#     every np; tiny segments (shares of a line or less, empty shares,
+#     segment boundaries), up to 1 MiB, every P 2..8, stress; over the put
+#     path it falls back (window).  Identical bits on every rank.
+for np in $ALL_NP; do
+    case_ "allreduce-rsag-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm rsag" \
+        "--only allreduce --light" "served:allreduce:rsag"
+done
+for np in 3 5 8; do
+    case_ "allreduce-rsag-seg256-np$np" "$np" avx-off \
+        "--mca coll_rdma_allreduce_algorithm rsag --mca coll_rdma_allreduce_rsag_segment_bytes 256" \
+        "--only large --ring-seg 256 --max-bytes 32768" "served:allreduce:rsag nofb"
+done
+case_ "allreduce-rsag-1MiB-np4" 4 avx-off "--mca coll_rdma_allreduce_algorithm rsag" \
+    "--only large --max-bytes 1048576 --ring-seg 65536" "served:allreduce:rsag nofb"
+case_ "allreduce-rsag-sweep-np8" 8 avx-off \
+    "--mca coll_rdma_allreduce_algorithm rsag --mca coll_rdma_allreduce_rsag_segment_bytes 512" \
+    "--only sweep" "served:allreduce:rsag nofb"
+case_ "allreduce-rsag-stress-np5" 5 avx-off \
+    "--mca coll_rdma_allreduce_algorithm rsag --mca coll_rdma_allreduce_rsag_segment_bytes 128" \
+    "--only stress --stress-calls 3000" "served:allreduce:rsag"
+case_ "allreduce-rsag-put-path-np3" 3 avx-off \
+    "-x UCX_TLS=tcp,self --mca coll_rdma_allreduce_algorithm rsag" \
+    "--only allreduce --light --iters 1" "fb:window"
 # a forced slot algorithm does not serve above allreduce_short_max_bytes
 case_ "allreduce-ktree-above-short-np4" 4 avx-off "--mca coll_rdma_allreduce_algorithm ktree" \
     "--only large --max-bytes 65536 --ring-seg 65536" "served:allreduce:ktree fb:too_large"
@@ -500,6 +526,7 @@ NBC_SETS=(
     "nway:$ar nway:allreduce:(nway|bruck)"
     "bruck:$ar bruck:allreduce:bruck"
     "ring:$ar ring --mca coll_rdma_allreduce_ring_segment_bytes 4096:allreduce:ring"
+    "rsag:$ar rsag --mca coll_rdma_allreduce_rsag_segment_bytes 4096:allreduce:rsag"
 )
 for np in $ALL_NP; do
     for set in "${NBC_SETS[@]}"; do

@@ -161,7 +161,8 @@ static const char *const kind_names[] = {"POST",     "WAIT",      "WAIT_PEER", "
 static const char *const coll_names[] = {"barrier",   "bcast",    "allreduce",
                                          "allgather", "alltoall", "reduce"};
 static const char *const alg_names[] = {"auto", "fallback", "nway",   "knomial", "ktree",
-                                        "pairwise", "bruck", "ring", "direct",  "read"};
+                                        "pairwise", "bruck", "ring", "direct",  "read",
+                                        "rsag"};
 
 const char *sim_coll_name(int coll)
 {

@@ -6,7 +6,7 @@
  * and the schedules are linked, the executor is not.
  *
  * Scenarios, per P and seed:
- *   one algorithm  6 calls of it (16 scenarios, one per algorithm)
+ *   one algorithm  6 calls of it (17 scenarios, one per algorithm)
  *   one collective 8 calls of its algorithms in random order, so that
  *                  algorithms sharing a region or a counter alternate
  *                  (nway/bruck, read/knomial bcast, ...)
@@ -52,6 +52,7 @@ static const struct alg {
     {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_NWAY, false},
     {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_BRUCK, false},
     {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_RING, false},
+    {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_RSAG, true},
     {COLL_RDMA_REDUCE, COLL_RDMA_ALG_KNOMIAL, false},
     {COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_BRUCK, false},
     {COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_RING, false},
@@ -106,6 +107,8 @@ static void random_config(coll_rdma_config_t *cfg, int P)
     cfg->allreduce_ring_segment_bytes = (size_t) PICK(64, 80, 128);
     cfg->allreduce_ring_slots = 2 + pick(3);
     cfg->allreduce_ring_max_ranks = 8;
+    /* rsag shares: cache lines of SIM_ELEM elements, fewer lines than ranks */
+    cfg->allreduce_rsag_segment_bytes = (size_t) PICK(64, 200, 512);
     /* blocks that are no multiple of 8: the packed Bruck slots' stride is rounded up */
     cfg->allgather_max_bytes = (size_t) PICK(8, 13, 24, 40);
     cfg->alltoall_max_bytes = (size_t) PICK(8, 13, 24, 37);
@@ -158,8 +161,11 @@ static void make_call(sim_scenario_t *sc, int i, int k)
                                                              : cfg->bcast_segment_bytes + 1);
         break;
     case COLL_RDMA_ALLREDUCE:
-        if (COLL_RDMA_ALG_RING == c->alg) {
-            size_t seg = cfg->allreduce_ring_segment_bytes / SIM_ELEM, max = 4 * (size_t) P + 8;
+        if (COLL_RDMA_ALG_RING == c->alg || COLL_RDMA_ALG_RSAG == c->alg) {
+            size_t seg = (COLL_RDMA_ALG_RING == c->alg ? cfg->allreduce_ring_segment_bytes
+                                                       : cfg->allreduce_rsag_segment_bytes)
+                         / SIM_ELEM,
+                   max = 4 * (size_t) P + 8;
             c->count = (size_t) PICK(1, P - 1, P, P + 1, (long long) (seg * P),
                                      (long long) (seg * P + 1), 0, 0);
             c->count = 0 == c->count ? some_size(max) : c->count;
