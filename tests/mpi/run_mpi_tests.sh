@@ -114,6 +114,33 @@ case_() {
     fi
 }
 
+# 0. every parameter that ompi_info lists is documented, with every value of
+#    the *_algorithm enumerations: in the README's table and in
+#    docs/contract.md (no MPI run)
+params_documented() {
+    local info p name row v missing=
+    info=$(env $(rdma_mpi_env) ompi_info --param coll rdma --level 9 --parsable 2>/dev/null)
+    for p in $(echo "$info" | sed -n 's/^mca:coll:rdma:param:\(coll_rdma_[a-z0-9_]*\):value:.*/\1/p' | sort -u); do
+        name=${p#coll_rdma_}
+        row=$(grep -F "| \`$p\` |" "$RDMA_REPO_ROOT/README.md")
+        [ -n "$row" ] || missing="$missing README:$p"
+        grep -Eq "^\| ([a-z0-9_]+, )*$name(, [a-z0-9_]+)* \|" "$RDMA_REPO_ROOT/docs/contract.md" ||
+            missing="$missing contract.md:$name"
+        for v in $(echo "$info" | sed -n "s/^mca:coll:rdma:param:$p:enumerator:value:[0-9]*://p"); do
+            echo "$row" | grep -q "\`$v\`" || missing="$missing README:$p=$v"
+        done
+    done
+    [ -n "$info" ] || missing=" (ompi_info listed no coll_rdma parameter)"
+    if [ -z "$missing" ]; then
+        rdma_pass params-documented
+    else
+        rdma_fail params-documented "not documented:$missing"
+    fi
+}
+if [ "$RDMA_MODE" = component ] && rdma_selected params-documented; then
+    params_documented
+fi
+
 ALL_NP="1 2 3 4 5 7 8"
 # Where all windows are mapped (one node: every run here) auto picks read
 # for barrier, bcast and small allreduce; larger allreduces by communicator
