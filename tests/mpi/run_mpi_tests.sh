@@ -1,6 +1,6 @@
 #!/bin/bash
-# MPI correctness suite of coll/rdma: runs tests/mpi/test_coll.c over a
-# matrix of process counts and MCA configurations.
+# MPI correctness suite of coll/rdma: runs test_coll (tests/mpi/test_coll*.c,
+# test_layout.c) over a matrix of process counts and MCA configurations.
 #
 # Usage: tests/mpi/run_mpi_tests.sh [TEST_COLL_BINARY]
 #   BUILDDIR=dir   where ompi-coll-rdma/.libs/mca_coll_rdma.so lives (default:
@@ -58,15 +58,21 @@ set -u
 
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-SRC=$RDMA_REPO_ROOT/tests/mpi/test_coll.c
+# test_coll's files: main in test_coll.c, the sections and helpers in the
+# others (test_coll.h lists them)
+SRCS=("$RDMA_REPO_ROOT"/tests/mpi/test_coll*.c "$RDMA_REPO_ROOT/tests/mpi/test_layout.c")
 if [ $# -ge 1 ]; then
     TEST_COLL=$1
 else
     TEST_COLL=$BUILDDIR/tests/mpi/test_coll
-    if [ ! -x "$TEST_COLL" ] || [ "$SRC" -nt "$TEST_COLL" ] \
-        || [ "$RDMA_REPO_ROOT/tests/mpi/test_layout.c" -nt "$TEST_COLL" ]; then
+    stale=0
+    [ -x "$TEST_COLL" ] || stale=1
+    for f in "${SRCS[@]}" "$RDMA_REPO_ROOT/tests/mpi/test_coll.h"; do
+        [ "$f" -nt "$TEST_COLL" ] && stale=1
+    done
+    if [ "$stale" = 1 ]; then
         mkdir -p "$BUILDDIR/tests/mpi"
-        if ! mpicc -O2 -g -Wall -std=c11 -o "$TEST_COLL" "$SRC" -lm; then
+        if ! mpicc -O2 -g -Wall -std=c11 -o "$TEST_COLL" "${SRCS[@]}" -lm; then
             echo "FAIL build-test_coll (mpicc failed)"
             echo "0 passed, 1 failed"
             exit 1

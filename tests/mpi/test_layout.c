@@ -1,7 +1,7 @@
 /*
- * Part of test_coll: included at the end of test_coll.c, whose static
- * helpers it uses (hash3, mktag, rng, xmalloc, compare_image, int_combine,
- * ...); not compiled on its own.
+ * Part of test_coll (tests/mpi/test_coll.c): layouts that differ between
+ * ranks; uses the helpers of test_coll.h (hash3, mktag, rng, xmalloc,
+ * compare_image, int_combine, ...).
  *
  * Collectives whose ranks describe the same data with different layouts.
  * MPI requires the ranks of a collective to pass matching type signatures,
@@ -27,8 +27,9 @@
  * MPI 4.1's own reductions get such types wrong: they reduce `count`
  * elements, not count x the type's elements, and ignore gaps).
  */
+#include "test_coll.h"
 
-static size_t opt_layout_derived_reduce = 0;
+size_t opt_layout_derived_reduce = 0;
 
 /* ---- signatures: n ints, or periods of a ints, b doubles, c ints ---- */
 
@@ -485,7 +486,7 @@ static void layout_reduce(MPI_Comm comm, int allreduce, const char *label)
     }
 }
 
-static void test_layout(int sections)
+void test_layout(int sections)
 {
     if (sections & S_LAYOUT_BCAST) {
         layout_bcast(MPI_COMM_WORLD, "world");

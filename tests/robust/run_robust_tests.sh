@@ -26,11 +26,18 @@ NETNS=${NETNS:-1}
 VALGRIND=${VALGRIND:-1}
 mkdir -p "$BIN"
 
-# build PROGRAM_BINARY SOURCE COMMAND...: (re)build when missing or older
+# build PROGRAM_BINARY SOURCE... -- COMMAND...: (re)build when missing or
+# older than a source
 build() {
-    local bin=$1 src=$2
-    shift 2
-    if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+    local bin=$1 stale=0
+    shift
+    [ -x "$bin" ] || stale=1
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        [ "$1" -nt "$bin" ] && stale=1
+        shift
+    done
+    shift
+    if [ "$stale" = 1 ]; then
         if ! "$@"; then
             echo "FAIL build-$(basename "$bin") ($*)"
             echo "0 passed, 1 failed"
@@ -41,11 +48,14 @@ build() {
 ROBUST=$BIN/test_robust
 THREADS=$BIN/test_threads
 PUTCOUNTER=$BIN/put_counter.so
-build "$ROBUST" "$HERE/test_robust.c" mpicc -O2 -g -Wall -std=c11 -o "$ROBUST" "$HERE/test_robust.c"
-build "$THREADS" "$RDMA_REPO_ROOT/tests/mpi/test_threads.c" \
+# test_robust's files: main in test_robust.c, the sections in the others
+ROBUST_SRCS=("$HERE"/test_robust*.c)
+build "$ROBUST" "${ROBUST_SRCS[@]}" "$HERE/test_robust.h" -- \
+    mpicc -O2 -g -Wall -std=c11 -o "$ROBUST" "${ROBUST_SRCS[@]}"
+build "$THREADS" "$RDMA_REPO_ROOT/tests/mpi/test_threads.c" -- \
     mpicc -O2 -g -Wall -pthread -o "$THREADS" "$RDMA_REPO_ROOT/tests/mpi/test_threads.c"
 # shellcheck disable=SC2046
-build "$PUTCOUNTER" "$HERE/put_counter.c" gcc -O2 -Wall -shared -fPIC -o "$PUTCOUNTER" \
+build "$PUTCOUNTER" "$HERE/put_counter.c" -- gcc -O2 -Wall -shared -fPIC -o "$PUTCOUNTER" \
     "$HERE/put_counter.c" -ldl $(pkg-config --cflags ucx 2>/dev/null)
 
 echo "# mode: $RDMA_MODE; logs in $RDMA_LOGDIR, timeout ${TIMEOUT}s per run" >&2
