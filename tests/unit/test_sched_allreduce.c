@@ -156,8 +156,6 @@ void check_nway_prefix_messages(int n)
     }
 }
 
-/* Simulate the adapted n-way allreduce on all ranks with the schedule's
- * peers, prefixes and last-round plan. */
 /* Plans and Bruck rounds near INT_MAX: no overflow, peers in range. */
 void check_edge_large_allreduce(void)
 {
@@ -198,6 +196,8 @@ void check_edge_large_allreduce(void)
     end_case();
 }
 
+/* Simulate the adapted n-way allreduce on all ranks with the schedule's
+ * peers, prefixes and last-round plan. */
 void check_nway_allreduce(int P, int n)
 {
     coll_rdma_nway_plan_t plan;
