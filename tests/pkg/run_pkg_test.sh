@@ -84,9 +84,15 @@ installed=0
 cleanup() {
     local rc=$?
     trap - EXIT INT TERM HUP
-    if [ "$installed" = 1 ] && dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null | grep -q ' installed$'; then
-        echo "run_pkg_test: removing $PKG (installed by this test)" >&2
-        dpkg --purge "$PKG" >&2 || echo "run_pkg_test: dpkg --purge $PKG FAILED: remove it by hand" >&2
+    # anything but "not installed" (half-installed, config-files too)
+    if [ "$installed" = 1 ]; then
+        case $(dpkg-query -W -f='${Status}' "$PKG" 2>/dev/null || true) in
+        "" | *" not-installed") ;;
+        *)
+            echo "run_pkg_test: removing $PKG (installed by this test)" >&2
+            dpkg --purge "$PKG" >&2 || echo "run_pkg_test: dpkg --purge $PKG FAILED: remove it by hand" >&2
+            ;;
+        esac
     fi
     exit "$rc"
 }
@@ -109,7 +115,7 @@ if [ "${DISTCHECK:-0}" = 1 ]; then
     say "make distcheck (unit tests)"
     if make -C "$BUILDDIR" -j"$JOBS" --no-print-directory distcheck \
         TESTS="tests/unit/test_sched tests/unit/test_plans" >"$work/distcheck.log" 2>&1; then
-        pass distcheck "$(grep -m1 'archives ready for distribution' "$work/distcheck.log" || true)"
+        pass distcheck "$(basename "$tarball")"
     else
         fail distcheck "log: $work/distcheck.log: $(grep -E 'error|ERROR|FAIL' "$work/distcheck.log" | tail -3 | tr '\n' ' ')"
     fi
