@@ -6,7 +6,8 @@
 #  1. the release tarball: `make distcheck` (DISTCHECK=1; its make check runs
 #     the unit tests only, the MPI suite has run already) or `make dist` in
 #     BUILDDIR, a configured build tree of this source; VERSION and
-#     debian/changelog must name the same version;
+#     debian/changelog must name the same version; from a git checkout, the
+#     tarball holds the tracked files and what autoreconf makes, nothing else;
 #  2. dpkg-buildpackage -us -uc from the unpacked tarball (DEB_BUILD_OPTIONS
 #     nocheck), then lintian on the .changes (.dsc, .deb): any E: fails;
 #  3. the .deb: mca_coll_rdma.so in `ompi_info --path pkglibdir`, docs and
@@ -127,6 +128,17 @@ fi
 [ -f "$tarball" ] || { fail tarball "$tarball was not made"; finish; }
 check tarball-has-debian "debian/ is not in $tarball" \
     sh -c "tar -tzf '$tarball' | grep -q '^ompi-coll-rdma-$version/debian/rules\$'"
+# From a git checkout: the tarball holds every tracked file, and besides them
+# only what autoreconf makes (no binaries or objects of the build tree).
+if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    tar -tzf "$tarball" | sed -n "s|^ompi-coll-rdma-$version/||p" | grep -v '/$' | grep . | sort >"$work/tar.list"
+    git -C "$top" ls-files | sort >"$work/git.list"
+    missing=$(comm -13 "$work/tar.list" "$work/git.list" | grep -vx '.gitignore' || true)
+    extra=$(comm -23 "$work/tar.list" "$work/git.list" |
+        grep -Evx 'Makefile\.in|aclocal\.m4|configure|config/aux/[^/]+|config/(libtool|lt[a-z~_]*)\.m4' || true)
+    check tarball-contents "missing: $(echo $missing | cut -c1-300); not tracked by git: $(echo $extra | cut -c1-300)" \
+        [ -z "$missing$extra" ]
+fi
 
 # ---- 2. the package -------------------------------------------------------------
 
