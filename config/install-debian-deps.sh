@@ -5,7 +5,9 @@
 # Idempotent: skips apt when every package is already installed.
 set -e
 PKGS="libopenmpi-dev openmpi-bin libucx-dev ucx-utils autoconf automake libtool pkg-config gcc make
-      hpcc python3-mpi4py python3-numpy gnuplot-nox procps coreutils debootstrap"
+      hpcc python3-mpi4py python3-numpy gnuplot-nox procps coreutils debootstrap
+      build-essential dpkg-dev debhelper lintian"
+# build-essential ... lintian: the Debian package (tests/pkg/run_pkg_test.sh).
 # tests/robust: the leak check (valgrind) and hosts as network namespaces (ip).
 # Not inside the Open MPI 5.0 chroot (COLL_RDMA_IN_CHROOT=1), where those
 # cases print SKIP: namespaces and valgrind are exercised on the host.

@@ -1,9 +1,10 @@
 #!/bin/bash
 # The README's test command: install dependencies, build coll/rdma in a
 # build directory, and run every test (make check) against the host's Open
-# MPI (4.1 on Debian 12); then the same against Open MPI 5.0 in a Debian 13
-# chroot (tests/run-ompi5.sh; RUN_OMPI5=0 skips it).  Exit status: the first
-# failing suite's.
+# MPI (4.1 on Debian 12) and the Debian package (tests/pkg/run_pkg_test.sh);
+# then the same against Open MPI 5.0 in a Debian 13 chroot (tests/run-ompi5.sh;
+# RUN_OMPI5=0 skips it, RUN_PKG_TEST=0 skips both package tests).  Exit
+# status: the first failing suite's.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILDDIR:-$top/build}
@@ -16,8 +17,15 @@ make -j1 --no-print-directory check || status=$?
 for log in tests/unit/*.log tests/mpi/*.log tests/bench/*.log tests/real/*.log; do
     [ -f "$log" ] && [ "$log" != test-suite.log ] && { echo "== $log"; grep -E '^(PASS|FAIL|[0-9]+ passed)' "$log" | tail -40; }
 done
+# The Debian package (after make check: it installs into the system's Open
+# MPI for a minute and removes it again); RUN_PKG_TEST=0 skips it here and in
+# the chroot.
+if [ "${RUN_PKG_TEST:-1}" != 0 ]; then
+    echo "== Debian package: tests/pkg/run_pkg_test.sh (make distcheck, dpkg-buildpackage, lintian, install, mpirun, remove)"
+    DISTCHECK=1 BUILDDIR=$build bash "$top/tests/pkg/run_pkg_test.sh" || { rcp=$?; [ "$status" -ne 0 ] || status=$rcp; }
+fi
 if [ "${RUN_OMPI5:-1}" != 0 ]; then
     echo "== Open MPI 5.0: tests/run-ompi5.sh (Debian 13 chroot)"
-    bash "$top/tests/run-ompi5.sh" || { rc5=$?; [ "$status" -ne 0 ] || status=$rc5; }
+    OMPI5_PKG_TEST=${RUN_PKG_TEST:-1} bash "$top/tests/run-ompi5.sh" || { rc5=$?; [ "$status" -ne 0 ] || status=$rc5; }
 fi
 exit $status

@@ -20,8 +20,11 @@
 #   DEBIAN_MIRROR   archive for debootstrap and apt (default: http://deb.debian.org/debian)
 #   OMPI5_RECREATE=1  make the chroot again from scratch
 #   JOBS            parallel make jobs (default: number of cores)
+#   OMPI5_PKG_TEST=1  after make check, also build, install, use and remove the
+#                   Debian package in the chroot (tests/pkg/run_pkg_test.sh)
 # Logs: build-ompi5/logs (config.log, test-suite.log and every test's log).
-# Exit status: make check's (or 1 when the chroot or the build failed).
+# Exit status: make check's, else the package test's (or 1 when the chroot or
+# the build failed).
 #
 # With arguments, runs them in the chroot's build directory (/build/obj; the
 # sources are in /build/src) instead of make check, for example the benchmark:
@@ -209,4 +212,12 @@ for log in $(cd "$logs" && find . -name '*.log' ! -name test-suite.log ! -name c
     grep -E '^FAIL ' "$logs/$log" | grep -v '(exit status: ' | head -20
 done
 say "Open MPI 5.0 suite: make check exit status $status (logs: $logs)"
+
+if [ "${OMPI5_PKG_TEST:-0}" = 1 ]; then
+    say "the Debian package against Open MPI 5.0 (tests/pkg/run_pkg_test.sh)"
+    pstatus=0
+    in_chroot env BUILDDIR=/build/obj JOBS="$jobs" bash /build/src/tests/pkg/run_pkg_test.sh || pstatus=$?
+    say "Open MPI 5.0 package test: exit status $pstatus"
+    [ "$status" -ne 0 ] || status=$pstatus
+fi
 exit $status
