@@ -64,7 +64,7 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
         .allreduce_ring_slots = 4,
         .allreduce_ring_max_ranks = 8,
         .allreduce_read_max_bytes = 32,
-        .allreduce_rsag_segment_bytes = 65536,
+        .allreduce_rsag_segment_bytes = 262144,
         .allgather_max_bytes = 4096, /* per block; the window caps it too (window_block_cap) */
         .alltoall_max_bytes = 4096,
         .reduce_radix = 4,
@@ -254,7 +254,8 @@ static int rdma_register(void)
              &cfg->allreduce_read_max_bytes);
     reg_size("allreduce_rsag_segment_bytes",
              "Bytes of each rank's input that the rsag allreduce reduces per round of its "
-             "pipeline (>= 64): each rank's window holds two segments of this size",
+             "pipeline (>= 64): each rank's window holds two segments of this size where rsag is "
+             "the forced allreduce algorithm (and none otherwise)",
              &cfg->allreduce_rsag_segment_bytes);
     reg_alg(COLL_RDMA_ALLGATHER, allgather_algs,
             "MPI_Allgather algorithm: auto, fallback (previous component), bruck (Bruck's "

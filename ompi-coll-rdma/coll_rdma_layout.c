@@ -218,7 +218,12 @@ int coll_rdma_window_layout(coll_rdma_window_t *win, const coll_rdma_config_t *c
     win->off_read_barrier = add_region(win, &off, 1, COLL_RDMA_LINE);
     win->read_ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_read_max_bytes);
     win->off_read_ar = add_region(win, &off, 2, win->read_ar_slot_size);
-    win->rsag_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_rsag_segment_bytes);
+    /* only where every rank forced it (auto does not take rsag yet): no window
+     * memory for a segment nobody uses */
+    win->rsag_slot_size = line_round(COLL_RDMA_SLOT_HEADER
+                                     + (COLL_RDMA_ALG_RSAG == cfg->alg[COLL_RDMA_ALLREDUCE]
+                                            ? cfg->allreduce_rsag_segment_bytes
+                                            : 0));
     win->off_rsag = add_region(win, &off, 2, win->rsag_slot_size);
     win->off_rsag_done = add_region(win, &off, 2, COLL_RDMA_LINE);
     off = layout_block_regions(win, cfg, off);

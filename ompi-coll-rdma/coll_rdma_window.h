@@ -37,7 +37,8 @@
  *                    peer.  A rank writes instance s + 2 only after it read every rank's
  *                    s + 1 contribution, i.e. after every rank finished reading instance s
  *   rsag             two slots (instance parity) of one allreduce_rsag_segment_bytes
- *                    segment each: this rank's input of the instance, whose share
+ *                    segment each (of no payload unless rsag is the forced allreduce
+ *                    algorithm): this rank's input of the instance, whose share
  *                    [lo_r, hi_r) every rank r reads; this rank reduces its own share
  *                    into it in place
  *   rsag done        two lines (instance parity): this rank's share of the instance

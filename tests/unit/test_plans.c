@@ -109,6 +109,7 @@ static void random_config(coll_rdma_config_t *cfg, int P)
     cfg->allreduce_ring_max_ranks = 8;
     /* rsag shares: cache lines of SIM_ELEM elements, fewer lines than ranks */
     cfg->allreduce_rsag_segment_bytes = (size_t) PICK(64, 200, 512);
+    cfg->alg[COLL_RDMA_ALLREDUCE] = COLL_RDMA_ALG_RSAG; /* the layout holds its segments then */
     /* blocks that are no multiple of 8: the packed Bruck slots' stride is rounded up */
     cfg->allgather_max_bytes = (size_t) PICK(8, 13, 24, 40);
     cfg->alltoall_max_bytes = (size_t) PICK(8, 13, 24, 37);
