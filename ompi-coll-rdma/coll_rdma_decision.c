@@ -65,6 +65,10 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
     return alg;
 }
 
+/* auto: the ring on 2 ranks up to this many bytes: at 1 MiB it took 1.26x coll/tuned's
+ * time (2-core machine, 11 interleaved repetitions; docs/performance.md) */
+#define AUTO_RING_TWO_RANKS_MAX_BYTES (512 * 1024)
+
 /* auto: read allreduce only on communicators of more ranks than this */
 #define AUTO_ALLREDUCE_READ_MIN_RANKS 4
 
@@ -107,6 +111,7 @@ static int decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t
          * sm and han from 32 KiB to 1 MiB at 4 and 8 ranks, not at 16
          * (docs/tuning.md): auto takes it up to allreduce_ring_max_ranks. */
         return COLL_RDMA_ALG_AUTO == forced && comm_size <= cfg->allreduce_ring_max_ranks
+                       && (comm_size > 2 || bytes <= AUTO_RING_TWO_RANKS_MAX_BYTES)
                    ? COLL_RDMA_ALG_RING
                    : fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
