@@ -273,14 +273,15 @@ int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, siz
 int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
                               int *why);
 /*
- * reducible_type, reducible_op, fallback_wrong: as coll_rdma_decide_allreduce();
- * a call above the window's reduce slots whose fallback is wrong is served
- * (KNOMIAL, *rescued set) in chunks of at most
- * coll_rdma_window_block_cap(REDUCE) bytes, one instance each.
+ * reducible_type, reducible_op, all_direct, fallback_wrong: as
+ * coll_rdma_decide_allreduce(); a knomial call above the window's reduce
+ * slots whose fallback is wrong is served (KNOMIAL, *rescued set) in chunks of
+ * at most coll_rdma_window_block_cap(REDUCE) bytes, one instance each.  A
+ * forced rsag serves up to reduce_max_bytes where every window is mapped.
  */
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                            bool reducible_type, bool reducible_op, bool fallback_wrong,
-                            bool *rescued, int *why);
+                            bool reducible_type, bool reducible_op, bool all_direct,
+                            bool fallback_wrong, bool *rescued, int *why);
 
 /* ---- reduction ------------------------------------------------------------ */
 

@@ -49,8 +49,8 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
     supported = NULL != c->elem && coll_rdma_op_supported(c->op, c->elem);
     wrong = supported && coll_rdma_op_is_fallback_wrong(m->fallback_wrong, c->op, c->elem);
     if (COLL_RDMA_REDUCE == c->coll) {
-        return coll_rdma_decide_reduce(cfg, size, bytes, NULL != c->elem, supported, wrong,
-                                       &c->rescued, why);
+        return coll_rdma_decide_reduce(cfg, size, bytes, NULL != c->elem, supported, direct,
+                                       wrong, &c->rescued, why);
     }
     return coll_rdma_decide_allreduce(cfg, size, bytes, NULL != c->elem, supported,
                                       supported && coll_rdma_op_order_independent(c->op, c->elem),
@@ -219,7 +219,8 @@ int coll_rdma_call_prepare(coll_rdma_op_t *op, const coll_rdma_call_t *c,
         op->prog.nseq = 0;
         return OMPI_SUCCESS;
     }
-    if (OMPI_SUCCESS == rc && COLL_RDMA_REDUCE == c->coll && bytes > op->win->reduce_bytes) {
+    if (OMPI_SUCCESS == rc && COLL_RDMA_REDUCE == c->coll && COLL_RDMA_ALG_KNOMIAL == op->alg
+        && bytes > op->win->reduce_bytes) {
         rc = plan_chunks(op);
     } else if (OMPI_SUCCESS == rc) {
         rc = coll_rdma_plans[c->coll][op->alg](op);

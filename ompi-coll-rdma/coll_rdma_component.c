@@ -173,7 +173,8 @@ static int rdma_register(void)
                                          COLL_RDMA_ALG_AUTO};
     static const int alltoall_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_DIRECT,
                                         COLL_RDMA_ALG_AUTO};
-    static const int reduce_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_AUTO};
+    static const int reduce_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_RSAG,
+                                      COLL_RDMA_ALG_AUTO};
 
     reg_alg(COLL_RDMA_BARRIER, barrier_algs,
             "MPI_Barrier algorithm: auto (read where every rank maps every window, i.e. one "
@@ -273,7 +274,8 @@ static int rdma_register(void)
              &cfg->alltoall_max_bytes);
     reg_alg(COLL_RDMA_REDUCE, reduce_algs,
             "MPI_Reduce algorithm: auto, fallback (previous component), knomial (k-nomial tree "
-            "to the root)");
+            "to the root), rsag (one node: the rsag allreduce's reduce-scatter, then the root "
+            "reads the shares; segments of allreduce_rsag_segment_bytes, up to reduce_max_bytes)");
     reg_int("reduce_radix", "Radix k of the k-nomial reduce tree (>= 2)", OPAL_INFO_LVL_5,
             &cfg->reduce_radix);
     reg_size("reduce_max_bytes",

@@ -231,8 +231,8 @@ int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size
 }
 
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                            bool reducible_type, bool reducible_op, bool fallback_wrong,
-                            bool *rescued, int *why)
+                            bool reducible_type, bool reducible_op, bool all_direct,
+                            bool fallback_wrong, bool *rescued, int *why)
 {
     size_t cap = coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_REDUCE,
                                             COLL_RDMA_ALG_KNOMIAL);
@@ -246,6 +246,15 @@ int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t
     }
     if (!reducible_op) {
         return fallback(why, COLL_RDMA_WHY_OP);
+    }
+    if (COLL_RDMA_ALG_RSAG == cfg->alg[COLL_RDMA_REDUCE]) {
+        /* window memory is per segment: reduce_max_bytes alone limits it */
+        if (!all_direct) {
+            return fallback(why, COLL_RDMA_WHY_WINDOW);
+        }
+        return bytes > cfg->reduce_max_bytes || bytes > INT32_MAX
+                   ? fallback(why, COLL_RDMA_WHY_TOO_LARGE)
+                   : COLL_RDMA_ALG_RSAG;
     }
     if (bytes > cap) {
         /* as for allreduce: served in chunks of at most cap bytes (the

@@ -153,6 +153,12 @@ int coll_rdma_allreduce_ring_plan(coll_rdma_op_t *op);
  */
 int coll_rdma_allreduce_rsag_plan(coll_rdma_op_t *op);
 /**
+ * MPI_Reduce by the program of coll_rdma_allreduce_rsag_plan() (same
+ * arguments, its own region), of which only op->root copies the reduced
+ * shares out into op->rbuf; the other ranks end with their own share posted.
+ */
+int coll_rdma_reduce_rsag_plan(coll_rdma_op_t *op);
+/**
  * MPI_Allgather by the ring: P-1 steps, in each one block to the right
  * neighbour, forwarding out of this rank's slot what came from the left
  * (seed 000 B.4).  op->sbuf: this rank's block of op->bytes (ONE block,

@@ -226,6 +226,12 @@ int coll_rdma_window_layout(coll_rdma_window_t *win, const coll_rdma_config_t *c
                                             : 0));
     win->off_rsag = add_region(win, &off, 2, win->rsag_slot_size);
     win->off_rsag_done = add_region(win, &off, 2, COLL_RDMA_LINE);
+    win->rsag_reduce_slot_size = line_round(COLL_RDMA_SLOT_HEADER
+                                            + (COLL_RDMA_ALG_RSAG == cfg->alg[COLL_RDMA_REDUCE]
+                                                   ? cfg->allreduce_rsag_segment_bytes
+                                                   : 0));
+    win->off_rsag_reduce = add_region(win, &off, 2, win->rsag_reduce_slot_size);
+    win->off_rsag_reduce_done = add_region(win, &off, 2, COLL_RDMA_LINE);
     off = layout_block_regions(win, cfg, off);
     win->size = off;
     /* allreduce (n-way tail, Bruck's S0): two slot payloads */

@@ -91,37 +91,56 @@ static void rsag_share(size_t n, size_t extent, int size, int r, size_t *lo, siz
     *hi = b < n ? b : n;
 }
 
-int coll_rdma_allreduce_rsag_plan(coll_rdma_op_t *op)
+/*
+ * The rsag program over the slots at `off_in` (slot_size each) and the done
+ * lines at `off_done`: every rank copies every share out (root < 0:
+ * allreduce), or only `root` does (reduce).  Every input of an instance is
+ * awaited by every rank, even with an empty share: the reuse of the slots
+ * rests on it (coll_rdma_window.h).
+ */
+static int rsag_plan(coll_rdma_op_t *op, size_t off_in, size_t slot_size, size_t off_done,
+                     int root)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
     int size = win->comm_size, rank = win->rank;
     size_t extent = op->dtype->super.size;
     size_t seg = op->cfg->allreduce_rsag_segment_bytes / extent; /* elements, >= 1 */
-    coll_rdma_slot_t in = coll_rdma_slot(win->off_rsag, win->rsag_slot_size, 2);
-    coll_rdma_slot_t done = coll_rdma_slot(win->off_rsag_done, COLL_RDMA_LINE, 2);
+    coll_rdma_slot_t in = coll_rdma_slot(off_in, slot_size, 2);
+    coll_rdma_slot_t done = coll_rdma_slot(off_done, COLL_RDMA_LINE, 2);
     uint32_t g = 0;
 
     for (size_t first = 0; first < op->count; first += seg, ++g) {
         size_t n = op->count - first < seg ? op->count - first : seg;
         size_t lo, hi;
 
+        /* reduce does not synchronize: the slots of instance g - 2 are rewritten
+         * once every rank said it consumed it (credits, as the k-nomial reduce's,
+         * so the two may alternate) */
+        for (int i = 1; root >= 0 && i < size; ++i) {
+            coll_rdma_prog_credit(p, COLL_RDMA_ACT_CREDIT, g, COLL_RDMA_CREDIT_REDUCE,
+                                  (rank + i) % size);
+        }
         /* the input into this rank's own window: its word says "input in" */
         coll_rdma_prog_post(p, g, rank, in, coll_rdma_buf(COLL_RDMA_BUF_SBUF, first * extent),
                             n * extent);
         /* this rank's share, reduced in place over its own input: every other
          * rank's share in rotated order (readers of one window spread out) */
         rsag_share(n, extent, size, rank, &lo, &hi);
-        for (int i = 1; i < size && hi > lo; ++i) {
+        for (int i = 1; i < size; ++i) {
             int peer = (rank + i) % size;
             coll_rdma_prog_wait_peer(p, g, peer, in);
-            coll_rdma_prog_reduce(p, coll_rdma_buf_slot(in, peer, lo * extent),
-                                  coll_rdma_buf_slot(in, -1, lo * extent), hi - lo, g);
+            if (hi > lo) {
+                coll_rdma_prog_reduce(p, coll_rdma_buf_slot(in, peer, lo * extent),
+                                      coll_rdma_buf_slot(in, -1, lo * extent), hi - lo, g);
+            }
         }
         coll_rdma_prog_post(p, g, rank, done, coll_rdma_buf(COLL_RDMA_BUF_NONE, 0), 0);
-        /* every share from its owner, this rank's own included; every done
-         * line is awaited, even of an empty share (the reuse argument needs
-         * every rank to have finished its reads of the instance) */
+        if (root >= 0 && root != rank) {
+            coll_rdma_prog_credit(p, COLL_RDMA_ACT_PUBLISH, g, COLL_RDMA_CREDIT_REDUCE, 0);
+            continue;
+        }
+        /* every share from its owner, this rank's own included */
         for (int i = 0; i < size; ++i) {
             int owner = (rank + i) % size;
 
@@ -136,7 +155,21 @@ int coll_rdma_allreduce_rsag_plan(coll_rdma_op_t *op)
                                     (hi - lo) * extent, g);
             }
         }
+        if (root >= 0) {
+            coll_rdma_prog_credit(p, COLL_RDMA_ACT_PUBLISH, g, COLL_RDMA_CREDIT_REDUCE, 0);
+        }
     }
     p->nseq = g > 0 ? g : 1;
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+int coll_rdma_allreduce_rsag_plan(coll_rdma_op_t *op)
+{
+    return rsag_plan(op, op->win->off_rsag, op->win->rsag_slot_size, op->win->off_rsag_done, -1);
+}
+
+int coll_rdma_reduce_rsag_plan(coll_rdma_op_t *op)
+{
+    return rsag_plan(op, op->win->off_rsag_reduce, op->win->rsag_reduce_slot_size,
+                     op->win->off_rsag_reduce_done, op->root);
 }

@@ -45,7 +45,13 @@
  *                    is reduced.  Reuse of both as for read allreduce: a rank writes
  *                    instance s + 2 only after it read every rank's done line of
  *                    s + 1, which each rank writes only after it finished instance s
- *                    (its programs run in order) and read every input of s + 1
+ *                    (its programs run in order) and read every input of s + 1.
+ *                    Reduce has two slots and lines of its own (its instances are
+ *                    counted apart) and, since it does not synchronize and may
+ *                    alternate with the k-nomial reduce, credits: every rank
+ *                    publishes its reduce consumed line after its last read of an
+ *                    instance, and writes instance s only after every peer's line
+ *                    says s - 2 (COLL_RDMA_REDUCE_DEPTH)
  *   allreduce up     max_children slots, one per child of the (k+1)-nomial tree
  *   allreduce down   one slot: the result from the parent
  *   pairwise         fold slot, result-back slot, then two slots (instance
@@ -177,6 +183,9 @@ typedef struct coll_rdma_window {
     size_t off_rsag;         /* rsag input slots (parity), rsag_slot_size each */
     size_t rsag_slot_size;
     size_t off_rsag_done;    /* rsag done lines (parity) */
+    size_t off_rsag_reduce;  /* the same for reduce (its own instances) */
+    size_t rsag_reduce_slot_size;
+    size_t off_rsag_reduce_done;
 
     /* allgather, alltoall, reduce, pairwise barrier (layout above);
      * *_block: the largest block served, bytes */

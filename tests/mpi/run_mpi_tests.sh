@@ -40,7 +40,8 @@
 #   allreduce-ring-npN, allreduce-ring-seg256-npN, allreduce-ring-sweep-np8,
 #                             allreduce-ring-stress-np5, auto-large-1MiB-np{2,4,7}
 #   allreduce-rsag-npN, allreduce-rsag-seg256-npN, allreduce-rsag-1MiB-np4,
-#                             allreduce-rsag-{sweep-np8,stress-np5,put-path-np3}
+#                             allreduce-rsag-{sweep-np8,stress-np5,put-path-np3},
+#                             reduce-rsag-npN, reduce-rsag-mix-np5
 #   layout-{bcast,allgather,alltoall,allreduce,reduce}-ALG-np{2,4},
 #                             layout-fallback-forced-np{2,4}   ranks pass
 #                             different datatypes of one signature (the hang
@@ -375,6 +376,16 @@ case_ "allreduce-rsag-sweep-np8" 8 avx-off \
 case_ "allreduce-rsag-stress-np5" 5 avx-off \
     "--mca coll_rdma_allreduce_algorithm rsag --mca coll_rdma_allreduce_rsag_segment_bytes 128" \
     "--only stress --stress-calls 3000" "served:allreduce:rsag"
+# reduce by the same reduce-scatter, the root reading the shares: every np and
+# root, segments of 256 B over messages to 32 KiB, a stress mix
+for np in $ALL_NP; do
+    case_ "reduce-rsag-np$np" "$np" avx-off \
+        "--mca coll_rdma_reduce_algorithm rsag --mca coll_rdma_reduce_max_bytes 32768 --mca coll_rdma_allreduce_rsag_segment_bytes 256" \
+        "--only reduce --iters 1 --light --max-bytes 32768" "served:reduce:rsag nofb:reduce"
+done
+case_ "reduce-rsag-mix-np5" 5 avx-off \
+    "--mca coll_rdma_reduce_algorithm rsag --mca coll_rdma_allreduce_algorithm rsag --mca coll_rdma_allreduce_rsag_segment_bytes 128" \
+    "--only mix,stress --stress-calls 3000" "served:reduce:rsag served:allreduce:rsag"
 case_ "allreduce-rsag-put-path-np3" 3 avx-off \
     "-x UCX_TLS=tcp,self --mca coll_rdma_allreduce_algorithm rsag" \
     "--only allreduce --light --iters 1" "fb:window"
@@ -562,7 +573,7 @@ NBC_SETS=(
     "nway:$ar nway:allreduce:(nway|bruck)"
     "bruck:$ar bruck:allreduce:bruck"
     "ring:$ar ring --mca coll_rdma_allreduce_ring_segment_bytes 4096:allreduce:ring"
-    "rsag:$ar rsag --mca coll_rdma_allreduce_rsag_segment_bytes 4096:allreduce:rsag"
+    "rsag:$ar rsag --mca coll_rdma_reduce_algorithm rsag --mca coll_rdma_allreduce_rsag_segment_bytes 4096:allreduce:rsag reduce:rsag"
 )
 for np in $ALL_NP; do
     for set in "${NBC_SETS[@]}"; do

@@ -6,7 +6,7 @@
  * and the schedules are linked, the executor is not.
  *
  * Scenarios, per P and seed:
- *   one algorithm  6 calls of it (17 scenarios, one per algorithm)
+ *   one algorithm  6 calls of it (18 scenarios, one per algorithm)
  *   one collective 8 calls of its algorithms in random order, so that
  *                  algorithms sharing a region or a counter alternate
  *                  (nway/bruck, read/knomial bcast, ...)
@@ -54,6 +54,7 @@ static const struct alg {
     {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_RING, false},
     {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_RSAG, true},
     {COLL_RDMA_REDUCE, COLL_RDMA_ALG_KNOMIAL, false},
+    {COLL_RDMA_REDUCE, COLL_RDMA_ALG_RSAG, true},
     {COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_BRUCK, false},
     {COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_RING, false},
     {COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_BRUCK, false},
@@ -109,7 +110,8 @@ static void random_config(coll_rdma_config_t *cfg, int P)
     cfg->allreduce_ring_max_ranks = 8;
     /* rsag shares: cache lines of SIM_ELEM elements, fewer lines than ranks */
     cfg->allreduce_rsag_segment_bytes = (size_t) PICK(64, 200, 512);
-    cfg->alg[COLL_RDMA_ALLREDUCE] = COLL_RDMA_ALG_RSAG; /* the layout holds its segments then */
+    /* the layout holds rsag's segments only where it is forced */
+    cfg->alg[COLL_RDMA_ALLREDUCE] = cfg->alg[COLL_RDMA_REDUCE] = COLL_RDMA_ALG_RSAG;
     /* blocks that are no multiple of 8: the packed Bruck slots' stride is rounded up */
     cfg->allgather_max_bytes = (size_t) PICK(8, 13, 24, 40);
     cfg->alltoall_max_bytes = (size_t) PICK(8, 13, 24, 37);
@@ -180,7 +182,9 @@ static void make_call(sim_scenario_t *sc, int i, int k)
         c->bytes = c->count * SIM_ELEM;
         break;
     case COLL_RDMA_REDUCE:
-        c->count = some_size(w.reduce_bytes / SIM_ELEM);
+        c->count = some_size((COLL_RDMA_ALG_RSAG == c->alg ? cfg->allreduce_rsag_segment_bytes * 3
+                                                           : w.reduce_bytes)
+                             / SIM_ELEM);
         c->bytes = c->count * SIM_ELEM;
         break;
     case COLL_RDMA_ALLGATHER:
