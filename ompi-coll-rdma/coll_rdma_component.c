@@ -210,12 +210,12 @@ static int rdma_register(void)
             "n-way dissemination; Bruck where (n, P) is not adaptable), bruck (Bruck's n-port "
             "global combine), ring (segmented pipelined ring: reduce-scatter then allgather), "
             "read (each rank reads every contribution and combines them in rank order; one node "
-            "only, up to allreduce_read_max_bytes), rsag (one node: in segments, each rank reduces "
-            "its 1/P share by reading it from every rank's window, then copies every rank's "
-            "reduced share; any size up to allreduce_max_bytes). nway and bruck combine in rank-dependent "
-            "orders: auto uses them only for integer, logical and byte types; forced on "
-            "floating-point SUM or PROD they may give results that differ in the last bits "
-            "between ranks");
+            "only, up to allreduce_read_max_bytes), rsag (one node: in segments, each rank "
+            "reduces its 1/P share by reading it from every rank's window, then copies every "
+            "rank's reduced share; any size up to allreduce_max_bytes). nway and bruck combine in "
+            "rank-dependent orders: auto uses them only for integer, logical and byte types; "
+            "forced on floating-point SUM or PROD they may give results that differ in the last "
+            "bits between ranks");
     reg_int("allreduce_ktree_degree",
             "Degree k of the allreduce tree (>= 1): a (k+1)-nomial tree, k children per node "
             "and round",
