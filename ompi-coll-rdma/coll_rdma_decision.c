@@ -37,12 +37,16 @@ int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool 
     return alg;
 }
 
+/* auto: the read bcast on 2 ranks up to this many bytes: from 32 to 256 KiB its two
+ * copies took 1.09-1.32x the time of coll/tuned's one message (2-core machine, 7
+ * interleaved repetitions; docs/performance.md) */
+#define AUTO_BCAST_TWO_RANKS_MAX_BYTES (16 * 1024)
+
 int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                            bool all_direct, int *why)
 {
     int alg = cfg->alg[COLL_RDMA_BCAST];
 
-    (void) comm_size;
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
@@ -54,6 +58,9 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
      * every size measured (docs/tuning.md); the tree is for windows reached
      * by puts, and carries one slot. */
     if (COLL_RDMA_ALG_AUTO == alg) {
+        if (all_direct && 2 == comm_size && bytes > AUTO_BCAST_TWO_RANKS_MAX_BYTES) {
+            return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+        }
         alg = all_direct ? COLL_RDMA_ALG_READ : COLL_RDMA_ALG_KNOMIAL;
     }
     if (COLL_RDMA_ALG_READ == alg && !all_direct) {

@@ -38,7 +38,8 @@
 #                             2..8 by split), *-stress-*, auto-sweep-np8,
 #                             allreduce-nway-not-adaptable-n1-np14
 #   allreduce-ring-npN, allreduce-ring-seg256-npN, allreduce-ring-sweep-np8,
-#                             allreduce-ring-stress-np5, auto-large-1MiB-np{2,4,7}
+#                             allreduce-ring-stress-np5, auto-large-1MiB-np{2,4,7},
+#                             auto-bcast-large-np{2,3}
 #   allreduce-rsag-npN, allreduce-rsag-seg256-npN, allreduce-rsag-1MiB-np4,
 #                             allreduce-rsag-{sweep-np8,stress-np5,put-path-np3},
 #                             reduce-rsag-npN, reduce-rsag-mix-np5
@@ -392,6 +393,11 @@ case_ "allreduce-rsag-put-path-np3" 3 avx-off \
 # a forced slot algorithm does not serve above allreduce_short_max_bytes
 case_ "allreduce-ktree-above-short-np4" 4 avx-off "--mca coll_rdma_allreduce_algorithm ktree" \
     "--only large --max-bytes 65536 --ring-seg 65536" "served:allreduce:ktree fb:too_large"
+# on 2 ranks auto hands bcasts above 16 KiB on (the read bcast was slower than coll/tuned there)
+case_ "auto-bcast-large-np2" 2 avx-off "" "--only bcast --iters 1 --max-bytes 65536" \
+    "served:bcast:read fb:bcast:too_large"
+case_ "auto-bcast-large-np3" 3 avx-off "" "--only bcast --iters 1 --max-bytes 65536" \
+    "served:bcast:read"
 # on 2 ranks auto hands allreduces above 512 KiB on (the ring was slower than coll/tuned there)
 case_ "auto-large-1MiB-np2" 2 avx-off "" \
     "--only large --max-bytes 1048576 --ring-seg 131072" "served:allreduce:ring fb:too_large"
