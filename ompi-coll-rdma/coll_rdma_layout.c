@@ -169,6 +169,20 @@ static size_t layout_block_regions(coll_rdma_window_t *win, const coll_rdma_conf
     return off;
 }
 
+/* The rsag region of collective `coll` from *off (advanced past it): segments
+ * only where every rank forced rsag for it (auto does not take rsag yet), so no
+ * window memory for a segment nobody uses. */
+static void layout_rsag(coll_rdma_window_t *win, const coll_rdma_config_t *cfg, int coll,
+                        size_t *off, coll_rdma_rsag_region_t *r)
+{
+    r->slot_size = line_round(COLL_RDMA_SLOT_HEADER
+                              + (COLL_RDMA_ALG_RSAG == cfg->alg[coll]
+                                     ? cfg->allreduce_rsag_segment_bytes
+                                     : 0));
+    r->off = add_region(win, off, 2, r->slot_size);
+    r->off_done = add_region(win, off, 2, COLL_RDMA_LINE);
+}
+
 int coll_rdma_window_diss_slots(int comm_size, int n)
 {
     return coll_rdma_sched_rounds(comm_size, n + 1) * (n < comm_size - 1 ? n : comm_size - 1);
@@ -218,20 +232,8 @@ int coll_rdma_window_layout(coll_rdma_window_t *win, const coll_rdma_config_t *c
     win->off_read_barrier = add_region(win, &off, 1, COLL_RDMA_LINE);
     win->read_ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_read_max_bytes);
     win->off_read_ar = add_region(win, &off, 2, win->read_ar_slot_size);
-    /* only where every rank forced it (auto does not take rsag yet): no window
-     * memory for a segment nobody uses */
-    win->rsag_slot_size = line_round(COLL_RDMA_SLOT_HEADER
-                                     + (COLL_RDMA_ALG_RSAG == cfg->alg[COLL_RDMA_ALLREDUCE]
-                                            ? cfg->allreduce_rsag_segment_bytes
-                                            : 0));
-    win->off_rsag = add_region(win, &off, 2, win->rsag_slot_size);
-    win->off_rsag_done = add_region(win, &off, 2, COLL_RDMA_LINE);
-    win->rsag_reduce_slot_size = line_round(COLL_RDMA_SLOT_HEADER
-                                            + (COLL_RDMA_ALG_RSAG == cfg->alg[COLL_RDMA_REDUCE]
-                                                   ? cfg->allreduce_rsag_segment_bytes
-                                                   : 0));
-    win->off_rsag_reduce = add_region(win, &off, 2, win->rsag_reduce_slot_size);
-    win->off_rsag_reduce_done = add_region(win, &off, 2, COLL_RDMA_LINE);
+    layout_rsag(win, cfg, COLL_RDMA_ALLREDUCE, &off, &win->rsag_allreduce);
+    layout_rsag(win, cfg, COLL_RDMA_REDUCE, &off, &win->rsag_reduce);
     off = layout_block_regions(win, cfg, off);
     win->size = off;
     /* allreduce (n-way tail, Bruck's S0): two slot payloads */

@@ -92,22 +92,20 @@ static void rsag_share(size_t n, size_t extent, int size, int r, size_t *lo, siz
 }
 
 /*
- * The rsag program over the slots at `off_in` (slot_size each) and the done
- * lines at `off_done`: every rank copies every share out (root < 0:
+ * The rsag program over region `r`: every rank copies every share out (root < 0:
  * allreduce), or only `root` does (reduce).  Every input of an instance is
  * awaited by every rank, even with an empty share: the reuse of the slots
  * rests on it (coll_rdma_window.h).
  */
-static int rsag_plan(coll_rdma_op_t *op, size_t off_in, size_t slot_size, size_t off_done,
-                     int root)
+static int rsag_plan(coll_rdma_op_t *op, const coll_rdma_rsag_region_t *r, int root)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
     int size = win->comm_size, rank = win->rank;
     size_t extent = op->dtype->super.size;
     size_t seg = op->cfg->allreduce_rsag_segment_bytes / extent; /* elements, >= 1 */
-    coll_rdma_slot_t in = coll_rdma_slot(off_in, slot_size, 2);
-    coll_rdma_slot_t done = coll_rdma_slot(off_done, COLL_RDMA_LINE, 2);
+    coll_rdma_slot_t in = coll_rdma_slot(r->off, r->slot_size, 2);
+    coll_rdma_slot_t done = coll_rdma_slot(r->off_done, COLL_RDMA_LINE, 2);
     uint32_t g = 0;
 
     for (size_t first = 0; first < op->count; first += seg, ++g) {
@@ -165,11 +163,10 @@ static int rsag_plan(coll_rdma_op_t *op, size_t off_in, size_t slot_size, size_t
 
 int coll_rdma_allreduce_rsag_plan(coll_rdma_op_t *op)
 {
-    return rsag_plan(op, op->win->off_rsag, op->win->rsag_slot_size, op->win->off_rsag_done, -1);
+    return rsag_plan(op, &op->win->rsag_allreduce, -1);
 }
 
 int coll_rdma_reduce_rsag_plan(coll_rdma_op_t *op)
 {
-    return rsag_plan(op, op->win->off_rsag_reduce, op->win->rsag_reduce_slot_size,
-                     op->win->off_rsag_reduce_done, op->root);
+    return rsag_plan(op, &op->win->rsag_reduce, op->root);
 }

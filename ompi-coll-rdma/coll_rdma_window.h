@@ -148,6 +148,14 @@ typedef struct coll_rdma_region {
     uint64_t empty;
 } coll_rdma_region_t;
 
+/* An rsag region: two input slots (instance parity) of slot_size bytes from
+ * `off`, and two done lines from `off_done`. */
+typedef struct coll_rdma_rsag_region {
+    size_t off;
+    size_t slot_size;
+    size_t off_done;
+} coll_rdma_rsag_region_t;
+
 typedef struct coll_rdma_window {
     coll_rdma_ucx_mem_t mem;  /* the memory's registration with the transport */
     char *base;
@@ -180,12 +188,8 @@ typedef struct coll_rdma_window {
     size_t off_read_barrier; /* read barrier word */
     size_t off_read_ar;      /* read allreduce slots (parity), read_ar_slot_size each */
     size_t read_ar_slot_size;
-    size_t off_rsag;         /* rsag input slots (parity), rsag_slot_size each */
-    size_t rsag_slot_size;
-    size_t off_rsag_done;    /* rsag done lines (parity) */
-    size_t off_rsag_reduce;  /* the same for reduce (its own instances) */
-    size_t rsag_reduce_slot_size;
-    size_t off_rsag_reduce_done;
+    coll_rdma_rsag_region_t rsag_allreduce; /* rsag slots and done lines of allreduce */
+    coll_rdma_rsag_region_t rsag_reduce;    /* the same for reduce (its own instances) */
 
     /* allgather, alltoall, reduce, pairwise barrier (layout above);
      * *_block: the largest block served, bytes */
