@@ -61,6 +61,8 @@ enum coll_rdma_alg {
     COLL_RDMA_ALG_DIRECT = 8,   /* write-based direct alltoall */
     COLL_RDMA_ALG_READ = 9,     /* every rank reads the others' slots (one node) */
     COLL_RDMA_ALG_RSAG = 10,    /* allreduce: reduce-scatter then allgather by reading (one node) */
+    COLL_RDMA_ALG_SSP = 11,     /* allreduce with bounded staleness: never a parameter value, only
+                                 * where a communicator asked for it (coll_rdma_ssp.c) */
     COLL_RDMA_NALGS
 };
 
@@ -86,6 +88,11 @@ enum coll_rdma_reason {
 
 /* ---- component ----------------------------------------------------------- */
 
+/* The communicator info key of the stale-synchronous allreduce (coll_rdma_ssp.c)
+ * and the largest staleness it accepts. */
+#define COLL_RDMA_STALENESS_KEY "coll_rdma_allreduce_staleness"
+#define COLL_RDMA_STALENESS_MAX 64
+
 /** Configuration that every rank of a communicator must agree on. */
 typedef struct coll_rdma_config {
     int min_comm_size;          /* smaller communicators keep no window: every call falls back */
@@ -105,6 +112,9 @@ typedef struct coll_rdma_config {
     int allreduce_ring_slots;           /* ring slots per rank: segments in flight */
     int allreduce_ring_max_ranks;       /* auto takes the ring on at most this many ranks */
     size_t allreduce_rsag_segment_bytes; /* rsag: bytes of each rank's input per instance */
+    size_t allreduce_ssp_max_bytes; /* largest allreduce served with bounded staleness */
+    int allreduce_staleness;    /* S of the stale-synchronous allreduce, 0: exact.  Not a
+                                 * parameter: a communicator's info key, agreed at its set-up */
     size_t allgather_max_bytes; /* per rank's block */
     size_t alltoall_max_bytes;  /* per destination block */
     int reduce_radix;           /* k of the k-nomial reduce tree */
@@ -129,6 +139,9 @@ typedef struct mca_coll_rdma_component_t {
     /* calls served beyond the thresholds because Open MPI's own reduction of
      * their (op, type) is wrong (also counted under their algorithm) */
     uint64_t wrong_fallback_calls[COLL_RDMA_NCOLLS];
+    /* stale-synchronous allreduce calls by age (the caller's iteration minus
+     * the oldest contribution's), added by each module when it goes */
+    uint64_t ssp_ages[COLL_RDMA_STALENESS_MAX + 1];
 } mca_coll_rdma_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_rdma_component_t mca_coll_rdma_component;
@@ -164,7 +177,9 @@ typedef struct mca_coll_rdma_module_t {
     COLL_RDMA_SAVED(X_PREVIOUS)
 #undef X_PREVIOUS
 
-    const coll_rdma_config_t *cfg; /* the configuration its ranks agree on (checked at set-up) */
+    const coll_rdma_config_t *cfg; /* the configuration its ranks agree on: cfg_agreed */
+    coll_rdma_config_t cfg_agreed; /* the component's, checked at set-up, with this
+                                    * communicator's allreduce_staleness */
     int window_state;
     int warmup_calls;           /* collective calls seen before the window set-up */
     struct coll_rdma_window *window;
@@ -187,6 +202,17 @@ typedef struct mca_coll_rdma_module_t {
      * every rank's op self-test, agreed at window set-up (bit t of entry f,
      * as coll_rdma_op_fallback_wrong()) */
     uint64_t fallback_wrong[OMPI_OP_BASE_FORTRAN_OP_MAX];
+    /* stale-synchronous allreduce (coll_rdma_ssp.c): its clock (the last instance
+     * numbered), the shape (bytes, type, op) of the last call numbered and the
+     * instance where calls of that shape began; the age of the oldest
+     * contribution of the last call completed, calls that returned with an age
+     * above 0, and calls by age */
+    uint64_t ssp_clock;
+    uint64_t ssp_shape;
+    uint64_t ssp_first;
+    uint64_t ssp_last_age;
+    uint64_t ssp_stale_calls;
+    uint64_t ssp_ages[COLL_RDMA_STALENESS_MAX + 1];
 } mca_coll_rdma_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_rdma_module_t);
@@ -228,6 +254,9 @@ bool coll_rdma_module_window_ready(mca_coll_rdma_module_t *m, struct ompi_commun
 /** Fill the module's collective slots with coll/rdma's entry points (coll_rdma_entry.c). */
 void coll_rdma_entry_install(mca_coll_rdma_module_t *m);
 
+/** The coll/rdma module serving comm's MPI_Allreduce, or NULL (another component's, or none yet). */
+mca_coll_rdma_module_t *coll_rdma_entry_module(struct ompi_communicator_t *comm);
+
 /* ---- decision -------------------------------------------------------------- */
 
 /**
@@ -257,6 +286,10 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
  * rank (agreed at set-up): then a call that no configured algorithm serves at
  * its size, or that a forced algorithm cannot serve, takes the segmented ring
  * at any size and *rescued is set (unless *_algorithm = fallback).
+ * cfg->allreduce_staleness > 0 (the communicator asked for bounded
+ * staleness): SSP for a reducible call of 1 to allreduce_ssp_max_bytes bytes
+ * where every window is mapped (unless allreduce_algorithm = fallback); any
+ * other call is decided as on an exact communicator.
  */
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                                bool reducible_type, bool reducible_op, bool order_independent,

@@ -12,6 +12,7 @@
  * module struct            ..._module_2_3_0_t         ..._module_2_4_0_t (+ coll_agree, coll_iagree)
  * component symbol export  OMPI_MODULE_DECLSPEC       OMPI_DECLSPEC (the former is gone)
  * opal_mutex_t header      opal/threads/mutex.h       opal/mca/threads/mutex.h
+ * opal_info_get            (key, len, buffer, &flag)  (key, &opal_cstring_t, &flag)
  * devel headers missing    ompi/mpi/fortran/base/fint_2_int.h (from ompi/op/op.h)
  *   (Debian)               opal/mca/threads/pthreads/threads_pthreads_{threads,mutex,tsd}.h
  *                          (5.0, named by opal_config.h)
@@ -54,6 +55,33 @@
 #ifndef OMPI_MODULE_DECLSPEC /* removed in Open MPI 5.0 */
 #    define OMPI_MODULE_DECLSPEC OMPI_DECLSPEC
 #endif
+
+/* Info values (opal_info_get): a string object in 5.0, a buffer in 4.1. */
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "opal/util/info.h"
+
+/* The value of `key` in `info` into buf (at most len - 1 characters); whether it is set. */
+static inline bool coll_rdma_info_get(opal_info_t *info, const char *key, char *buf, int len)
+{
+    int flag = 0;
+#if OMPI_MAJOR_VERSION >= 5
+    opal_cstring_t *value = NULL;
+
+    if (NULL == info || OPAL_SUCCESS != opal_info_get(info, key, &value, &flag) || !flag) {
+        return false;
+    }
+    snprintf(buf, (size_t) len, "%s", value->string);
+    OBJ_RELEASE(value);
+#else
+    if (NULL == info || OPAL_SUCCESS != opal_info_get(info, key, len - 1, buf, &flag) || !flag) {
+        return false;
+    }
+    buf[len - 1] = '\0';
+#endif
+    return true;
+}
 
 /* The communicator's table of selected functions and their modules. */
 #define COLL_RDMA_COMM_TABLE(comm) ((comm)->c_coll)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "opal/mca/base/mca_base_pvar.h"
 #include "opal/mca/base/mca_base_var.h"
 
 static int rdma_register(void);
@@ -65,6 +66,7 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
         .allreduce_ring_max_ranks = 8,
         .allreduce_read_max_bytes = 32,
         .allreduce_rsag_segment_bytes = 262144,
+        .allreduce_ssp_max_bytes = 262144,
         .allgather_max_bytes = 4096, /* per block; the window caps it too (window_block_cap) */
         .alltoall_max_bytes = 4096,
         .reduce_radix = 4,
@@ -77,7 +79,7 @@ static const char *const coll_names[COLL_RDMA_NCOLLS] = {"barrier",   "bcast",  
                                                          "allgather", "alltoall", "reduce"};
 static const char *const alg_names[COLL_RDMA_NALGS] = {
     "auto", "fallback", "nway", "knomial", "ktree", "pairwise", "bruck", "ring", "direct", "read",
-    "rsag"};
+    "rsag", "ssp"};
 static const char *const reason_names[COLL_RDMA_NREASONS] = {
     "forced", "too_large", "datatype", "op", "window", "warmup"};
 
@@ -124,6 +126,49 @@ static void reg_alg(int coll, const int *algs, const char *help)
                                            OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
                                            &mca_coll_rdma_component.config.alg[coll]);
     OBJ_RELEASE(enumerator);
+}
+
+/*
+ * MPI_T performance variables bound to a communicator: the staleness in force
+ * (agreed at set-up), what its last stale-synchronous allreduce returned (age:
+ * the caller's iteration minus its oldest contribution's, 0 when all were
+ * current), and how many of its calls returned a stale reduction.  0 on a
+ * communicator coll/rdma does not serve.
+ */
+static int pvar_staleness(const struct mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    mca_coll_rdma_module_t *m = coll_rdma_entry_module((struct ompi_communicator_t *) obj);
+
+    *(unsigned long long *) value = NULL == m ? 0 : (unsigned long long) m->cfg->allreduce_staleness;
+    return OMPI_SUCCESS;
+}
+
+static int pvar_stale_age(const struct mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    mca_coll_rdma_module_t *m = coll_rdma_entry_module((struct ompi_communicator_t *) obj);
+
+    *(unsigned long long *) value = NULL == m ? 0 : (unsigned long long) m->ssp_last_age;
+    return OMPI_SUCCESS;
+}
+
+static int pvar_stale_calls(const struct mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    mca_coll_rdma_module_t *m = coll_rdma_entry_module((struct ompi_communicator_t *) obj);
+
+    *(unsigned long long *) value = NULL == m ? 0 : (unsigned long long) m->ssp_stale_calls;
+    return OMPI_SUCCESS;
+}
+
+static void reg_pvar(const char *name, const char *help, int var_class,
+                     mca_base_get_value_fn_t get)
+{
+    (void) mca_base_component_pvar_register(&mca_coll_rdma_component.super.collm_version, name,
+                                            help, OPAL_INFO_LVL_4, var_class,
+                                            MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
+                                            MCA_BASE_VAR_BIND_MPI_COMM,
+                                            MCA_BASE_PVAR_FLAG_READONLY
+                                                | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+                                            get, NULL, NULL, NULL);
 }
 
 static int rdma_register(void)
@@ -258,6 +303,26 @@ static int rdma_register(void)
              "pipeline (>= 64): each rank's window holds two segments of this size where rsag is "
              "the forced allreduce algorithm (and none otherwise)",
              &cfg->allreduce_rsag_segment_bytes);
+    reg_size("allreduce_ssp_max_bytes",
+             "Largest MPI_Allreduce (bytes, >= 8) served with bounded staleness on a "
+             "communicator that asked for it (info key coll_rdma_allreduce_staleness = S >= 1; "
+             "larger ones are exact): each rank's window on such a communicator holds 2S + 2 "
+             "slots of this size",
+             &cfg->allreduce_ssp_max_bytes);
+    reg_pvar("allreduce_staleness",
+             "Staleness S in force for MPI_Allreduce on this communicator: the value of its info "
+             "key coll_rdma_allreduce_staleness agreed by every rank when its window was set up "
+             "(0: exact)",
+             MCA_BASE_PVAR_CLASS_LEVEL, pvar_staleness);
+    reg_pvar("allreduce_stale_age",
+             "Age of the oldest contribution in this communicator's last MPI_Allreduce with "
+             "bounded staleness: the caller's iteration minus that contribution's (0: every "
+             "contribution was of the caller's iteration; at most the staleness)",
+             MCA_BASE_PVAR_CLASS_LEVEL, pvar_stale_age);
+    reg_pvar("allreduce_stale_calls",
+             "MPI_Allreduce calls with bounded staleness on this communicator that returned a "
+             "reduction with some contribution older than the caller's iteration",
+             MCA_BASE_PVAR_CLASS_COUNTER, pvar_stale_calls);
     reg_alg(COLL_RDMA_ALLGATHER, allgather_algs,
             "MPI_Allgather algorithm: auto, fallback (previous component), bruck (Bruck's "
             "concatenation), ring");
@@ -321,10 +386,32 @@ static int rdma_open(void)
         cfg->allreduce_ring_segment_bytes = v;
     }
     clamp_size("allreduce_rsag_segment_bytes", &cfg->allreduce_rsag_segment_bytes, 64);
+    clamp_size("allreduce_ssp_max_bytes", &cfg->allreduce_ssp_max_bytes, 8);
     clamp("reduce_radix", &cfg->reduce_radix, 2, 64);
     clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
     clamp("window_setup_calls", &mca_coll_rdma_component.window_setup_calls, 0, 1 << 30);
     return OMPI_SUCCESS;
+}
+
+/* Stale-synchronous allreduce calls by age, where there were any. */
+static void print_ages(const uint64_t *ages)
+{
+    char line[512];
+    uint64_t calls = 0, stale = 0;
+    int len = 0;
+
+    for (int age = 0; age <= COLL_RDMA_STALENESS_MAX; ++age) {
+        calls += ages[age];
+        stale += age > 0 ? ages[age] : 0;
+        if (ages[age] > 0 && len < (int) sizeof(line) - 32) {
+            len += snprintf(line + len, sizeof(line) - len, " %d=%llu", age,
+                            (unsigned long long) ages[age]);
+        }
+    }
+    if (calls > 0) {
+        coll_rdma_output("allreduce ssp_age: calls=%llu stale=%llu by age:%s",
+                         (unsigned long long) calls, (unsigned long long) stale, line);
+    }
 }
 
 static void print_statistics(void)
@@ -368,6 +455,7 @@ static void print_statistics(void)
                              (unsigned long long) c->wrong_fallback_calls[coll]);
         }
     }
+    print_ages(c->ssp_ages);
     if (c->allreduce_nway_not_adaptable > 0) {
         /* also counted above as "allreduce bruck" */
         coll_rdma_output("allreduce nway_not_adaptable: calls=%llu (served by bruck)",

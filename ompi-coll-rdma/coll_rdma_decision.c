@@ -175,8 +175,16 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
                                bool reducible_type, bool reducible_op, bool order_independent,
                                bool all_direct, bool fallback_wrong, bool *rescued, int *why)
 {
-    int alg = decide_allreduce(cfg, comm_size, bytes, reducible_type, reducible_op,
-                               order_independent, all_direct, why);
+    int alg;
+
+    if (cfg->allreduce_staleness > 0 && reducible_type && reducible_op && all_direct && bytes > 0
+        && bytes <= cfg->allreduce_ssp_max_bytes
+        && COLL_RDMA_ALG_FALLBACK != cfg->alg[COLL_RDMA_ALLREDUCE]) {
+        *rescued = false;
+        return COLL_RDMA_ALG_SSP;
+    }
+    alg = decide_allreduce(cfg, comm_size, bytes, reducible_type, reducible_op, order_independent,
+                           all_direct, why);
 
     /*
      * Correct beats fast: where Open MPI's own reduction of the pair is

@@ -416,3 +416,12 @@ void coll_rdma_entry_install(mca_coll_rdma_module_t *m)
     X_INSTALL(alltoall)
 #undef X_INSTALL
 }
+
+mca_coll_rdma_module_t *coll_rdma_entry_module(struct ompi_communicator_t *comm)
+{
+    if (NULL == comm || NULL == COLL_RDMA_COMM_TABLE(comm)
+        || rdma_allreduce != COLL_RDMA_COMM_TABLE(comm)->coll_allreduce) {
+        return NULL;
+    }
+    return M(COLL_RDMA_COMM_TABLE(comm)->coll_allreduce_module);
+}

@@ -164,6 +164,80 @@ static bool test_all(coll_rdma_op_t *op, const coll_rdma_act_t *a, uint64_t seq)
     return all;
 }
 
+/* ---- FOLD_FRESH ---------------------------------------------------------------- */
+
+/*
+ * The newest instance in [lo, seq] whose contribution rank `r`'s ring at `a`'s
+ * slot holds (a slot holds instance c when its word is c), with that slot's
+ * offset; false when it holds none yet.  Newest first: every instance a rank
+ * wrote stays in its slot while this call reads (coll_rdma_ssp.c), so the
+ * first match is the newest.
+ */
+static bool ssp_find(const coll_rdma_op_t *op, const coll_rdma_act_t *a, const char *base,
+                     uint64_t lo, uint64_t seq, uint64_t *found, size_t *off)
+{
+    for (uint64_t c = seq;; --c) {
+        *off = coll_rdma_slot_off(op->win, &a->slot, c);
+        if (coll_rdma_load_word(base + *off) == c) {
+            *found = c;
+            return true;
+        }
+        if (c == lo) {
+            return false;
+        }
+    }
+}
+
+/*
+ * dst = c[P-1] op (... op c[0]) in rank order, c[r] the newest contribution of
+ * rank r of an instance in [lo, seq], lo = seq - S or the first instance of
+ * the call's shape, whichever is later; waits (polling the slot of lo, the
+ * next instance the rank can write that would do) for a rank that has none.
+ * Once all are in, the module learns the call's age.
+ */
+static bool fold_fresh(coll_rdma_op_t *op, const coll_rdma_act_t *a, uint64_t seq)
+{
+    coll_rdma_window_t *win = op->win;
+    mca_coll_rdma_module_t *m = op->module;
+    char *dst = buf_addr(op, &a->dst, seq);
+    uint64_t lo = seq - (uint64_t) op->cfg->allreduce_staleness, age;
+
+    if ((int64_t) (op->ssp_first - lo) > 0) {
+        lo = op->ssp_first;
+    }
+    if (!op->pending_set) {
+        op->next_rank = 0;
+        op->ssp_oldest = seq;
+        op->pending_set = true;
+    }
+    for (; op->next_rank < win->comm_size; ++op->next_rank) {
+        int r = op->next_rank;
+        const char *base = r == win->rank ? win->base : win->peers[r].direct;
+        uint64_t c;
+        size_t off;
+
+        if (!ssp_find(op, a, base, lo, seq, &c, &off)) {
+            op->poll_word = base + coll_rdma_slot_off(win, &a->slot, lo);
+            op->poll_seq = lo;
+            return false;
+        }
+        if (0 == r) {
+            memcpy(dst, base + off + COLL_RDMA_SLOT_HEADER, a->len * op->dtype->super.size);
+        } else {
+            coll_rdma_op_reduce(op->op, base + off + COLL_RDMA_SLOT_HEADER, dst, a->len,
+                                op->dtype);
+        }
+        if ((int64_t) (c - op->ssp_oldest) < 0) {
+            op->ssp_oldest = c;
+        }
+    }
+    age = seq - op->ssp_oldest;
+    m->ssp_last_age = age;
+    m->ssp_stale_calls += age > 0;
+    ++m->ssp_ages[age <= COLL_RDMA_STALENESS_MAX ? age : COLL_RDMA_STALENESS_MAX];
+    return true;
+}
+
 /* ---- ring stream ------------------------------------------------------------ */
 
 /*
@@ -221,6 +295,9 @@ int coll_rdma_exec(coll_rdma_op_t *op)
                 }
             }
             ok = test_all(op, a, seq);
+            break;
+        case COLL_RDMA_ACT_FOLD_FRESH:
+            ok = fold_fresh(op, a, seq);
             break;
         case COLL_RDMA_ACT_COPY:
             memcpy(buf_addr(op, &a->dst, seq), buf_addr(op, &a->src, seq), a->len);
@@ -317,8 +394,20 @@ static inline void op_reset(coll_rdma_op_t *op)
 {
     mca_coll_rdma_module_t *m = op->module;
 
-    op->seq = m->seq[op->coll] + 1;
-    m->seq[op->coll] += op->prog.nseq;
+    if (OPAL_UNLIKELY(COLL_RDMA_ALG_SSP == op->alg)) {
+        /* a clock of its own: exact allreduces keep their every-rank-entered
+         * argument; a call of another shape starts a run (coll_rdma_ssp.c) */
+        op->seq = m->ssp_clock + 1;
+        m->ssp_clock += op->prog.nseq;
+        if (op->ssp_shape != m->ssp_shape) {
+            m->ssp_shape = op->ssp_shape;
+            m->ssp_first = op->seq;
+        }
+        op->ssp_first = m->ssp_first;
+    } else {
+        op->seq = m->seq[op->coll] + 1;
+        m->seq[op->coll] += op->prog.nseq;
+    }
     op->pc = 0;
     op->pending_set = false;
     op->done = false;

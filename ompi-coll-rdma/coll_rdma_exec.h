@@ -55,6 +55,12 @@ struct coll_rdma_op {
                                     * persistent call completes); released by coll_rdma_op_fini */
     size_t unpack_bytes;           /* the result's packed bytes in tmp (0: none) */
     uint64_t seq;                  /* first instance, assigned at start */
+    /* stale-synchronous allreduce: the call's shape (bytes, type, op), set by the
+     * plan; the first instance of the run of calls of that shape this one
+     * belongs to (assigned at start); the oldest instance folded so far */
+    uint64_t ssp_shape;
+    uint64_t ssp_first;
+    uint64_t ssp_oldest;
     coll_rdma_prog_t prog;
     /* where the executor stands */
     int pc;
@@ -152,6 +158,24 @@ int coll_rdma_allreduce_ring_plan(coll_rdma_op_t *op);
  * 2 * bytes.  op->sbuf == op->rbuf is in place.
  */
 int coll_rdma_allreduce_rsag_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Allreduce with bounded staleness S = cfg->allreduce_staleness >= 1 on
+ * one node (every window mapped): the stale-synchronous parallel allreduce of
+ * Iakymchuk et al., "Efficient and Eventually Consistent Collective
+ * Operations" (seed 004, section III-A, Algorithm 1), in a read form instead
+ * of their hypercube.  Instances are counted apart from exact allreduces
+ * (the module's ssp_clock): call t (its instance) writes op->bytes of op->sbuf
+ * (op->count elements of predefined op->dtype, commutative predefined op->op,
+ * at most cfg->allreduce_ssp_max_bytes) into slot t mod (2S + 2) of this
+ * rank's own ring, then folds, in rank order, every rank's newest
+ * contribution of instance t - S or later (and of the same shape: calls of
+ * another shape do not count, op->ssp_first) into op->rbuf, waiting only for
+ * ranks with none.  Own contribution: instance t.  Results differ between
+ * ranks when a contribution is stale; with every contribution of instance t
+ * they are the read allreduce's bits.  The ring's depth is what makes the
+ * reads safe without locks (docs/design.md, "Bounded staleness").
+ */
+int coll_rdma_allreduce_ssp_plan(coll_rdma_op_t *op);
 /**
  * MPI_Reduce by the program of coll_rdma_allreduce_rsag_plan() (same
  * arguments, its own region), of which only op->root copies the reduced

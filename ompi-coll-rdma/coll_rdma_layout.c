@@ -235,6 +235,11 @@ int coll_rdma_window_layout(coll_rdma_window_t *win, const coll_rdma_config_t *c
     layout_rsag(win, cfg, COLL_RDMA_ALLREDUCE, &off, &win->rsag_allreduce);
     layout_rsag(win, cfg, COLL_RDMA_REDUCE, &off, &win->rsag_reduce);
     off = layout_block_regions(win, cfg, off);
+    /* last: present only where this rank's communicator asked for staleness */
+    win->ssp_slots = cfg->allreduce_staleness > 0 ? 2 * cfg->allreduce_staleness + 2 : 0;
+    win->ssp_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_ssp_max_bytes);
+    win->off_ssp = win->ssp_slots > 0 ? add_region(win, &off, win->ssp_slots, win->ssp_slot_size)
+                                      : off;
     win->size = off;
     /* allreduce (n-way tail, Bruck's S0): two slot payloads */
     if (win->scratch_size < 2 * (win->ar_slot_size - COLL_RDMA_SLOT_HEADER)) {

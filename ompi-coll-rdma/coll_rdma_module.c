@@ -40,6 +40,7 @@
     X(allreduce_ring_segment_bytes, allreduce_ring_segment_bytes) \
     X(allreduce_ring_slots, allreduce_ring_slots)            \
     X(allreduce_rsag_segment_bytes, allreduce_rsag_segment_bytes) \
+    X(allreduce_ssp_max_bytes, allreduce_ssp_max_bytes)     \
     X(allgather_algorithm, alg[COLL_RDMA_ALLGATHER])         \
     X(allgather_max_bytes, allgather_max_bytes)              \
     X(alltoall_algorithm, alg[COLL_RDMA_ALLTOALL])           \
@@ -54,6 +55,7 @@ enum { NCONFIG = 0 CONFIG_FIELDS(X_COUNT) };
 
 typedef struct setup_header {
     int64_t ok;           /* window allocated and UCX up on this rank */
+    int64_t staleness;    /* this rank's coll_rdma_allreduce_staleness (-1: not a valid one) */
     int64_t blob_bytes;   /* size of this rank's exchange blob */
     int64_t config[NCONFIG];
     /* this process's op self-test: where Open MPI's own reduction is wrong
@@ -74,6 +76,52 @@ static const char *const config_names[NCONFIG] = {
     CONFIG_FIELDS(X_NAME)
 #undef X_NAME
 };
+
+/* ---- bounded staleness: the communicator's info key ------------------------- */
+
+/*
+ * The staleness this rank's communicator asks for: the info key's value, an
+ * integer in [0, COLL_RDMA_STALENESS_MAX]; -1 for any other value.  Read at
+ * set-up, from MPI_Comm_dup_with_info or an MPI_Comm_set_info before it; a
+ * later MPI_Comm_set_info cannot change a laid-out window (the MPI_T variable
+ * coll_rdma_allreduce_staleness says what is in force).  Not subscribed to:
+ * Open MPI 4.1 truncates the keys of its subscribers to 27 characters.
+ */
+static int64_t staleness_asked(struct ompi_communicator_t *comm)
+{
+    char value[32], *end;
+    long s;
+
+    if (!coll_rdma_info_get(comm->super.s_info, COLL_RDMA_STALENESS_KEY, value, sizeof(value))) {
+        return 0;
+    }
+    s = strtol(value, &end, 10);
+    return end == value || '\0' != *end || s < 0 || s > COLL_RDMA_STALENESS_MAX ? -1 : s;
+}
+
+/*
+ * The staleness every rank uses: what they all asked for, or 0 (exact), with
+ * a warning by rank 0 where one asked for an invalid value or ranks differ.
+ */
+static int staleness_agree(const setup_header_t *headers, int size, int rank)
+{
+    for (int i = 0; i < size; ++i) {
+        if (headers[i].staleness < 0 || headers[i].staleness != headers[0].staleness) {
+            if (0 == rank && headers[i].staleness < 0) {
+                coll_rdma_output("warning: %s at rank %d is not an integer from 0 to %d; "
+                                 "MPI_Allreduce stays exact on this communicator",
+                                 COLL_RDMA_STALENESS_KEY, i, COLL_RDMA_STALENESS_MAX);
+            } else if (0 == rank) {
+                coll_rdma_output("warning: %s differs between ranks (%lld at rank 0, %lld at "
+                                 "rank %d); MPI_Allreduce stays exact on this communicator",
+                                 COLL_RDMA_STALENESS_KEY, (long long) headers[0].staleness,
+                                 (long long) headers[i].staleness, i);
+            }
+            return 0;
+        }
+    }
+    return (int) headers[0].staleness;
+}
 
 /* ---- window setup -------------------------------------------------------- */
 
@@ -117,7 +165,7 @@ static bool headers_agree(const setup_header_t *headers, int size, int rank)
 static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm)
 {
     int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    const coll_rdma_config_t *cfg = &mca_coll_rdma_component.config;
+    coll_rdma_config_t *cfg = &m->cfg_agreed;
     coll_rdma_window_t *win = NULL;
     setup_header_t mine, *headers = calloc(size, sizeof(*headers));
     int *counts = calloc(size, sizeof(int)), *displs = calloc(size, sizeof(int));
@@ -128,6 +176,10 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
     int rc;
 
     memset(&mine, 0, sizeof(mine));
+    /* the window holds the ring this rank's communicator asked for (laid out
+     * last: the other regions lie alike whatever ranks asked) */
+    mine.staleness = staleness_asked(comm);
+    cfg->allreduce_staleness = mine.staleness > 0 ? (int) mine.staleness : 0;
     if (NULL == headers || NULL == counts || NULL == displs || NULL == oks) {
         /* cannot even take part in the agreement: the job cannot go on */
         rc = OMPI_ERR_OUT_OF_RESOURCE;
@@ -161,6 +213,7 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
         goto out;
     }
     if (headers_agree(headers, size, rank)) {
+        cfg->allreduce_staleness = staleness_agree(headers, size, rank);
         /* Where the fallback is wrong on any rank, its result is wrong: every
          * rank serves such calls, and decides alike from the same union. */
         for (int i = 0; i < size; ++i) {
@@ -209,7 +262,11 @@ out:
         for (int c = 0; c < COLL_RDMA_NCOLLS; ++c) {
             m->seq[c] = cfg->debug_seq_start - 1;
         }
+        m->ssp_clock = cfg->debug_seq_start - 1;
     } else {
+        cfg->allreduce_staleness = 0;
+    }
+    if (!agreed) {
         coll_rdma_window_free(win);
         m->window_state = COLL_RDMA_WINDOW_FAILED;
         if (coll_rdma_verbose(1) && 0 == rank) {
@@ -315,6 +372,13 @@ static void rdma_module_construct(mca_coll_rdma_module_t *m)
 
 static void rdma_module_destruct(mca_coll_rdma_module_t *m)
 {
+    /* the process-wide statistics: this communicator's stale-synchronous calls by age */
+    for (int age = 0; age <= COLL_RDMA_STALENESS_MAX; ++age) {
+        if (m->ssp_ages[age] > 0) {
+            __atomic_fetch_add(&mca_coll_rdma_component.ssp_ages[age], m->ssp_ages[age],
+                               __ATOMIC_RELAXED);
+        }
+    }
     coll_rdma_request_module_gone(m);
     coll_rdma_call_release(m);
     coll_rdma_window_free(m->window);
@@ -343,7 +407,8 @@ mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *com
         return NULL;
     }
     m->super.coll_module_enable = rdma_module_enable;
-    m->cfg = &mca_coll_rdma_component.config;
+    m->cfg_agreed = mca_coll_rdma_component.config;
+    m->cfg = &m->cfg_agreed;
     coll_rdma_entry_install(m);
     *priority = c->priority;
     return &m->super;

@@ -45,6 +45,10 @@ enum coll_rdma_act_kind {
     COLL_RDMA_ACT_PACK,     /* dst = the user's send side (peer 0) or receive side (peer 1),
                              * packed by Open MPI's datatype engine, len bytes */
     COLL_RDMA_ACT_UNPACK,   /* the user's receive side = src unpacked, len bytes */
+    COLL_RDMA_ACT_FOLD_FRESH, /* as FOLD_ALL (every rank, this one included), taking from each
+                               * the newest slot of `slot`'s ring whose word is an instance
+                               * no older than the staleness allows (stale-synchronous
+                               * allreduce, coll_rdma_ssp.c) */
     COLL_RDMA_NACTS
 };
 

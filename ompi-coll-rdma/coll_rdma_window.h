@@ -109,6 +109,18 @@
  *                    m - slots was consumed.
  *   ring ack         one line, written only by the right neighbour: how many
  *                    ring messages from us it has consumed.
+ *   ssp ring         only where the communicator asked for staleness S >= 1
+ *                    (the last region, so the others lie alike on every rank
+ *                    even when ranks asked differently): 2S + 2 slots of
+ *                    allreduce_ssp_max_bytes, written only by this rank,
+ *                    instance t (the stale-synchronous clock, counted apart)
+ *                    in slot (t - seq_start) % (2S + 2), read by every rank.
+ *                    Reuse without credits: a reader at instance t reads
+ *                    instances >= t - S; a writer at instance u finished u - 1,
+ *                    which needed every rank's contribution of u - 1 - S or
+ *                    later, so every reader is at t >= u - 1 - S and reads
+ *                    instances >= u - 1 - 2S > u - (2S + 2), the one slot u
+ *                    overwrites (docs/design.md, "Bounded staleness").
  *
  * Not in the registered region: `scratch`, two local buffers of one
  * allreduce payload each (the n-way removal "tail"; Bruck's S0 and the copy
@@ -190,6 +202,9 @@ typedef struct coll_rdma_window {
     size_t read_ar_slot_size;
     coll_rdma_rsag_region_t rsag_allreduce; /* rsag slots and done lines of allreduce */
     coll_rdma_rsag_region_t rsag_reduce;    /* the same for reduce (its own instances) */
+    size_t off_ssp;          /* ssp ring: ssp_slots slots of ssp_slot_size (none: 0 slots) */
+    size_t ssp_slot_size;
+    int ssp_slots;
 
     /* allgather, alltoall, reduce, pairwise barrier (layout above);
      * *_block: the largest block served, bytes */

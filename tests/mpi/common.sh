@@ -274,6 +274,8 @@ rdma_stat_sum() {
 #   fb:COLL:REASON    the same for collective COLL
 #   nofb              no "allreduce fallback" line at all
 #   nofb:COLL         no "COLL fallback" line at all
+#   noserved:COLL:ALG no rank served a call with that algorithm
+#   warns:REGEX       a "[coll/rdma] rank N: warning: ..." line matches REGEX
 rdma_check_stats() {
     local err=$1 np=$2 c n coll alg
     shift 2
@@ -318,6 +320,21 @@ rdma_check_stats() {
             n=$(rdma_stat_sum "$err" "allreduce fallback" "${c#fb:}")
             if [ "$n" -le 0 ]; then
                 echo "statistics: no allreduce fallback counted with ${c#fb:}=N>0"
+                return 0
+            fi
+            ;;
+        noserved:*)
+            coll=$(echo "$c" | cut -d: -f2)
+            alg=$(echo "$c" | cut -d: -f3)
+            n=$(rdma_stat_ranks "$err" "$coll $alg")
+            if [ "$n" -ne 0 ]; then
+                echo "statistics: $n ranks show '$coll $alg: calls=N' with N>0, expected none"
+                return 0
+            fi
+            ;;
+        warns:*)
+            if ! grep -E '^\[coll/rdma\] rank [0-9]+: warning: ' "$err" | grep -qE "${c#warns:}"; then
+                echo "no coll/rdma warning matching '${c#warns:}' on stderr"
                 return 0
             fi
             ;;

@@ -43,6 +43,10 @@
 #   allreduce-rsag-npN, allreduce-rsag-seg256-npN, allreduce-rsag-1MiB-np4,
 #                             allreduce-rsag-{sweep-np8,stress-np5,put-path-np3},
 #                             reduce-rsag-npN, reduce-rsag-mix-np5
+#   ssp-bound-npN (np 2 3 5 8), ssp-bound-10000-s1-np4, ssp-bound-s8-np7,
+#                             ssp-threads-np3, ssp-info-np4, ssp-exact-*,
+#                             ssp-alternate-np4, ssp-userop-np3, ssp-put-path-np3
+#                             bounded staleness (tests/mpi/test_ssp.c)
 #   layout-{bcast,allgather,alltoall,allreduce,reduce}-ALG-np{2,4},
 #                             layout-fallback-forced-np{2,4}   ranks pass
 #                             different datatypes of one signature (the hang
@@ -110,7 +114,7 @@ case_() {
     rdma_run "$name" "$out" "$err" \
         mpirun --oversubscribe -np "$np" $avxargs $(rdma_verbose_args) $mca "$TEST_COLL" $args
     rc=$?
-    reason=$(rdma_outcome $rc "$out" "$err" '^test_(coll|threads|nbc|steps) OK' "'test_coll OK' (or test_threads/test_nbc/test_steps OK) line")
+    reason=$(rdma_outcome $rc "$out" "$err" '^test_(coll|threads|nbc|steps|ssp) OK' "'test_coll OK' (or test_threads/test_nbc/test_steps/test_ssp OK) line")
     if [ -z "$reason" ]; then
         # shellcheck disable=SC2086
         reason=$(rdma_check_stats "$err" "$np" $checks)
@@ -605,5 +609,43 @@ TEST_COLL=$NBC_BIN case_ "nbc-typefree-np3" 3 avx-off "-x MALLOC_PERTURB_=165" "
     "served:ibcast:read served:iallgather:bruck served:ialltoall:direct served:bcast_init:read served:alltoall_init:direct"
 TEST_COLL=$NBC_BIN case_ "nbc-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self" \
     "--only each,mixed,repeat,persist --calls 300 --max-count 1000" "served:ibarrier:nway served:iallreduce:(ktree|pairwise|nway|bruck)"
+
+# 10. MPI_Allreduce with bounded staleness (tests/mpi/test_ssp.c): every
+#     block of every result is a contribution of an iteration within S of the
+#     caller's (its own: the current one), never torn, under random skew, with
+#     the age the MPI_T variable reports; thousands of calls, S from 1 to 8,
+#     in place, two communicators interleaved, threads; and the cases that
+#     must stay exact: S = 0, ranks that disagree or give an invalid value,
+#     another shape every call, a user-defined op, calls too large; the info
+#     key from MPI_Comm_set_info before and after the set-up.
+SSP_BIN=$(build_test test_ssp)
+ssp_expect=
+[ "$RDMA_MODE" = component ] && ssp_expect="--expect --expect-stale"
+for np in 2 3 5 8; do
+    TEST_COLL=$SSP_BIN case_ "ssp-bound-np$np" "$np" avx-off "" \
+        "bound --staleness 2 --calls 2000 $ssp_expect" "served:allreduce:ssp"
+done
+TEST_COLL=$SSP_BIN case_ "ssp-bound-10000-s1-np4" 4 avx-off "" \
+    "bound --staleness 1 --calls 10000 $ssp_expect" "served:allreduce:ssp"
+TEST_COLL=$SSP_BIN case_ "ssp-bound-s8-np7" 7 avx-off "" \
+    "bound --staleness 8 --calls 3000 $ssp_expect" "served:allreduce:ssp"
+TEST_COLL=$SSP_BIN case_ "ssp-threads-np3" 3 avx-off "" \
+    "threads --threads 3 --staleness 3 --calls 1500 $ssp_expect" "served:allreduce:ssp"
+TEST_COLL=$SSP_BIN case_ "ssp-info-np4" 4 avx-off "" \
+    "info --staleness 2 --calls 1000 ${ssp_expect%% *}" "served:allreduce:ssp"
+TEST_COLL=$SSP_BIN case_ "ssp-exact-s0-np4" 4 avx-off "" \
+    "exact --staleness 0 --calls 1500" "noserved:allreduce:ssp"
+TEST_COLL=$SSP_BIN case_ "ssp-exact-mismatch-np5" 5 avx-off "" \
+    "exact --staleness 3 --ask-rank0 2 --calls 1000" "noserved:allreduce:ssp warns:differs.between.ranks"
+TEST_COLL=$SSP_BIN case_ "ssp-exact-invalid-np3" 3 avx-off "" \
+    "exact --staleness 3 --ask-rank0 65 --calls 500" "noserved:allreduce:ssp warns:not.an.integer"
+TEST_COLL=$SSP_BIN case_ "ssp-exact-too-large-np4" 4 avx-off "--mca coll_rdma_allreduce_ssp_max_bytes 4096" \
+    "exact --staleness 3 --calls 1000" "noserved:allreduce:ssp"
+TEST_COLL=$SSP_BIN case_ "ssp-alternate-np4" 4 avx-off "" \
+    "alternate --staleness 3 --calls 2000" "served:allreduce:ssp"
+TEST_COLL=$SSP_BIN case_ "ssp-userop-np3" 3 avx-off "" \
+    "userop --staleness 2 --calls 1000" "noserved:allreduce:ssp"
+TEST_COLL=$SSP_BIN case_ "ssp-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self" \
+    "exact --staleness 2 --calls 500" "noserved:allreduce:ssp"
 
 rdma_finish
