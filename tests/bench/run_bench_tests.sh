@@ -159,4 +159,30 @@ if rdma_selected "$name"; then
     result "$name" "$reason"
 fi
 
+# 6. the stale-synchronous solver (bench/ssp_solver.sh): converges for S = 0
+#    and S = 2 (final loss below the target), prints its table, and with the
+#    component some of the S = 2 sums were stale (MPI_T counter)
+name=ssp-solver
+if rdma_selected "$name"; then
+    dir=$RDMA_LOGDIR/$name
+    t0=$(date +%s)
+    BUILDDIR=$BUILDDIR timeout 300 bash "$RDMA_REPO_ROOT/bench/ssp_solver.sh" -n 2 -r 2 -S 0,2 \
+        -a "-m 512 -n 320" -o "$dir" >"$dir.out" 2>&1
+    rc=$?
+    RDMA_RUN_SECS=$(($(date +%s) - t0))
+    reason=
+    [ $rc -ne 0 ] && reason="ssp_solver.sh exit $rc: $(tail -n 3 "$dir.out" | tr '\n' ' ')"
+    for S in 0 2; do
+        row=$(grep -E "^\| $S \| 2 \| " "$dir/table.md" 2>/dev/null)
+        [ -z "$reason" ] && [ -z "$row" ] && reason="no row for S = $S in table.md"
+        [ -z "$reason" ] && ! awk -F'|' '{ exit !($8 + 0 > 0 && $8 + 0 <= 1e-5) }' <<<"$row" &&
+            reason="S = $S did not converge: $row"
+    done
+    if [ -z "$reason" ] && [ "$RDMA_MODE" = component ]; then
+        awk -F'|' '{ exit !($7 + 0 > 0) }' <<<"$(grep -E '^\| 2 \| ' "$dir/table.md")" ||
+            reason="no stale sum at S = 2: $(grep -E '^\| 2 \| ' "$dir/table.md")"
+    fi
+    result "$name" "$reason"
+fi
+
 rdma_finish
