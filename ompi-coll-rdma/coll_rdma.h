@@ -15,6 +15,7 @@
  *             coll_rdma_ring.c     ring allgather, segmented pipelined ring allreduce
  *             coll_rdma_direct.c   write-based direct alltoall
  *             coll_rdma_read.c     notified read: bcast from the root's own slots
+ *             coll_rdma_ssp.c      allreduce with bounded staleness (opt-in per communicator)
  *   schedules (coll_rdma_sched.c)      pure arithmetic
  *   reduction (coll_rdma_op.c)         ompi_op_reduce with a start-up self-test
  *   window    (coll_rdma_window.c)     slots, sequence words, credits

@@ -623,7 +623,7 @@ ssp_expect=
 [ "$RDMA_MODE" = component ] && ssp_expect="--expect --expect-stale"
 for np in 2 3 5 8; do
     TEST_COLL=$SSP_BIN case_ "ssp-bound-np$np" "$np" avx-off "" \
-        "bound --staleness 2 --calls 2000 $ssp_expect" "served:allreduce:ssp"
+        "bound --staleness 2 --calls 2000 $ssp_expect" "served:allreduce:ssp served:iallreduce:ssp"
 done
 TEST_COLL=$SSP_BIN case_ "ssp-bound-10000-s1-np4" 4 avx-off "" \
     "bound --staleness 1 --calls 10000 $ssp_expect" "served:allreduce:ssp"

@@ -17,8 +17,8 @@
  *                  [--expect-stale] [--ask-rank0 S0]
  *   SECTIONS, comma-separated:
  *     bound     two communicators asking for S (long long SUM, blocks of 512
- *               words, every third call MPI_IN_PLACE; double SUM, blocks of 3),
- *               their calls interleaved
+ *               words, every third call MPI_IN_PLACE, others every fifth an
+ *               MPI_Iallreduce; double SUM, blocks of 3), their calls interleaved
  *     exact     one communicator asking for S (rank 0 for S0 with --ask-rank0):
  *               every block must be t (S = 0, ranks that disagree, or calls
  *               above coll_rdma_allreduce_ssp_max_bytes)
@@ -166,6 +166,10 @@ static void bound(MPI_Comm a, MPI_Comm b, int s, unsigned seed, int pvar, int wo
         if (0 == t % 3) {
             memcpy(out, in, sizeof(*in) * words * size);
             MPI_Allreduce(MPI_IN_PLACE, out, words * size, MPI_LONG_LONG, MPI_SUM, a);
+        } else if (0 == t % 5) {
+            MPI_Request req;
+            MPI_Iallreduce(in, out, words * size, MPI_LONG_LONG, MPI_SUM, a, &req);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
         } else {
             MPI_Allreduce(in, out, words * size, MPI_LONG_LONG, MPI_SUM, a);
         }
