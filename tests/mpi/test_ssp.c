@@ -118,7 +118,7 @@ static long long pvar_read(const char *name, MPI_Comm comm)
 
 /*
  * Check block r of call t (words per block `w`, values t_r * (j + 1)) against
- * bound s (s < 0: exact); the oldest iteration into *oldest.
+ * bound s (s <= 0: exact); the oldest iteration into *oldest.
  */
 static void check_blocks(const char *what, int t, int s, const long long *out, int w,
                          long long *oldest)
