@@ -179,8 +179,6 @@ typedef struct mca_coll_rdma_module_t {
 #undef X_PREVIOUS
 
     const coll_rdma_config_t *cfg; /* the configuration its ranks agree on: cfg_agreed */
-    coll_rdma_config_t cfg_agreed; /* the component's, checked at set-up, with this
-                                    * communicator's allreduce_staleness */
     int window_state;
     int warmup_calls;           /* collective calls seen before the window set-up */
     struct coll_rdma_window *window;
@@ -214,6 +212,10 @@ typedef struct mca_coll_rdma_module_t {
     uint64_t ssp_last_age;
     uint64_t ssp_stale_calls;
     uint64_t ssp_ages[COLL_RDMA_STALENESS_MAX + 1];
+    /* last, so the fields every call reads keep their cache lines: the
+     * component's configuration, checked at set-up, with this communicator's
+     * allreduce_staleness */
+    coll_rdma_config_t cfg_agreed;
 } mca_coll_rdma_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_rdma_module_t);
