@@ -208,6 +208,16 @@ static inline void coll_rdma_prog_post(coll_rdma_prog_t *p, uint32_t dseq, int p
     a->len = bytes;
 }
 
+/* FOLD_ALL or FOLD_FRESH (kind): every rank's payload at `slot` folded into dst, count elements */
+static inline void coll_rdma_prog_fold(coll_rdma_prog_t *p, int kind, coll_rdma_slot_t slot,
+                                       coll_rdma_buf_t dst, size_t count)
+{
+    coll_rdma_act_t *a = coll_rdma_prog_add(p, kind, 0);
+    a->slot = slot;
+    a->dst = dst;
+    a->len = count;
+}
+
 static inline void coll_rdma_prog_wait(coll_rdma_prog_t *p, uint32_t dseq, coll_rdma_slot_t slot)
 {
     coll_rdma_prog_add(p, COLL_RDMA_ACT_WAIT, dseq)->slot = slot;

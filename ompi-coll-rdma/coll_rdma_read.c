@@ -61,17 +61,14 @@ int coll_rdma_allreduce_read_plan(coll_rdma_op_t *op)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_slot_t slot = coll_rdma_slot(win->off_read_ar, win->read_ar_slot_size, 2);
-    coll_rdma_act_t *fold;
 
     /* the own contribution goes into the window before rbuf is written */
     coll_rdma_prog_post(&op->prog, 0, win->rank, slot, coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0),
                         op->bytes);
     /* rbuf = c[P-1] op (... op (c[1] op c[0])): the same expression on every
      * rank, folded while later ranks arrive */
-    fold = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_FOLD_ALL, 0);
-    fold->slot = slot;
-    fold->dst = coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0);
-    fold->len = op->count;
+    coll_rdma_prog_fold(&op->prog, COLL_RDMA_ACT_FOLD_ALL, slot, coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0),
+                        op->count);
     return op->prog.failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 

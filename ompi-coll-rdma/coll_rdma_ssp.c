@@ -30,7 +30,6 @@ int coll_rdma_allreduce_ssp_plan(coll_rdma_op_t *op)
     coll_rdma_window_t *win = op->win;
     coll_rdma_slot_t ring = coll_rdma_slot(win->off_ssp, win->ssp_slot_size,
                                            (uint32_t) win->ssp_slots);
-    coll_rdma_act_t *fold;
 
     if (win->ssp_slots < 2 * op->cfg->allreduce_staleness + 2
         || op->bytes > win->ssp_slot_size - COLL_RDMA_SLOT_HEADER) {
@@ -40,9 +39,7 @@ int coll_rdma_allreduce_ssp_plan(coll_rdma_op_t *op)
     /* the own contribution of this instance, before rbuf is written (in place) */
     coll_rdma_prog_post(&op->prog, 0, win->rank, ring, coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0),
                         op->bytes);
-    fold = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_FOLD_FRESH, 0);
-    fold->slot = ring;
-    fold->dst = coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0);
-    fold->len = op->count;
+    coll_rdma_prog_fold(&op->prog, COLL_RDMA_ACT_FOLD_FRESH, ring,
+                        coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0), op->count);
     return op->prog.failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
