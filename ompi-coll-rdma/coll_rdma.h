@@ -204,13 +204,11 @@ typedef struct mca_coll_rdma_module_t {
     /* stale-synchronous allreduce (coll_rdma_ssp.c): its clock (the last instance
      * numbered), the shape (bytes, type, op) of the last call numbered and the
      * instance where calls of that shape began; the age of the oldest
-     * contribution of the last call completed, calls that returned with an age
-     * above 0, and calls by age */
+     * contribution of the last call completed, and calls by age */
     uint64_t ssp_clock;
     uint64_t ssp_shape;
     uint64_t ssp_first;
     uint64_t ssp_last_age;
-    uint64_t ssp_stale_calls;
     uint64_t ssp_ages[COLL_RDMA_STALENESS_MAX + 1];
     /* last, so the fields every call reads keep their cache lines: the
      * component's configuration, checked at set-up, with this communicator's

@@ -135,32 +135,33 @@ static void reg_alg(int coll, const int *algs, const char *help)
  * current), and how many of its calls returned a stale reduction.  0 on a
  * communicator coll/rdma does not serve.
  */
-static int pvar_staleness(const struct mca_base_pvar_t *pvar, void *value, void *obj)
+enum { PVAR_STALENESS, PVAR_STALE_AGE, PVAR_STALE_CALLS };
+
+/* The value of the variable its ctx (one of the above) names, for communicator obj. */
+static int pvar_get(const struct mca_base_pvar_t *pvar, void *value, void *obj)
 {
     mca_coll_rdma_module_t *m = coll_rdma_entry_module((struct ompi_communicator_t *) obj);
+    unsigned long long v = 0;
 
-    *(unsigned long long *) value = NULL == m ? 0 : (unsigned long long) m->cfg->allreduce_staleness;
+    if (NULL != m) {
+        switch ((int) (intptr_t) pvar->ctx) {
+        case PVAR_STALENESS:
+            v = (unsigned long long) m->cfg->allreduce_staleness;
+            break;
+        case PVAR_STALE_AGE:
+            v = m->ssp_last_age;
+            break;
+        default: /* calls with an age above 0 */
+            for (int age = 1; age <= COLL_RDMA_STALENESS_MAX; ++age) {
+                v += m->ssp_ages[age];
+            }
+        }
+    }
+    *(unsigned long long *) value = v;
     return OMPI_SUCCESS;
 }
 
-static int pvar_stale_age(const struct mca_base_pvar_t *pvar, void *value, void *obj)
-{
-    mca_coll_rdma_module_t *m = coll_rdma_entry_module((struct ompi_communicator_t *) obj);
-
-    *(unsigned long long *) value = NULL == m ? 0 : (unsigned long long) m->ssp_last_age;
-    return OMPI_SUCCESS;
-}
-
-static int pvar_stale_calls(const struct mca_base_pvar_t *pvar, void *value, void *obj)
-{
-    mca_coll_rdma_module_t *m = coll_rdma_entry_module((struct ompi_communicator_t *) obj);
-
-    *(unsigned long long *) value = NULL == m ? 0 : (unsigned long long) m->ssp_stale_calls;
-    return OMPI_SUCCESS;
-}
-
-static void reg_pvar(const char *name, const char *help, int var_class,
-                     mca_base_get_value_fn_t get)
+static void reg_pvar(const char *name, const char *help, int var_class, int what)
 {
     (void) mca_base_component_pvar_register(&mca_coll_rdma_component.super.collm_version, name,
                                             help, OPAL_INFO_LVL_4, var_class,
@@ -168,7 +169,7 @@ static void reg_pvar(const char *name, const char *help, int var_class,
                                             MCA_BASE_VAR_BIND_MPI_COMM,
                                             MCA_BASE_PVAR_FLAG_READONLY
                                                 | MCA_BASE_PVAR_FLAG_CONTINUOUS,
-                                            get, NULL, NULL, NULL);
+                                            pvar_get, NULL, NULL, (void *) (intptr_t) what);
 }
 
 static int rdma_register(void)
@@ -313,16 +314,16 @@ static int rdma_register(void)
              "Staleness S in force for MPI_Allreduce on this communicator: the value of its info "
              "key coll_rdma_allreduce_staleness agreed by every rank when its window was set up "
              "(0: exact)",
-             MCA_BASE_PVAR_CLASS_LEVEL, pvar_staleness);
+             MCA_BASE_PVAR_CLASS_LEVEL, PVAR_STALENESS);
     reg_pvar("allreduce_stale_age",
              "Age of the oldest contribution in this communicator's last MPI_Allreduce with "
              "bounded staleness: the caller's iteration minus that contribution's (0: every "
              "contribution was of the caller's iteration; at most the staleness)",
-             MCA_BASE_PVAR_CLASS_LEVEL, pvar_stale_age);
+             MCA_BASE_PVAR_CLASS_LEVEL, PVAR_STALE_AGE);
     reg_pvar("allreduce_stale_calls",
              "MPI_Allreduce calls with bounded staleness on this communicator that returned a "
              "reduction with some contribution older than the caller's iteration",
-             MCA_BASE_PVAR_CLASS_COUNTER, pvar_stale_calls);
+             MCA_BASE_PVAR_CLASS_COUNTER, PVAR_STALE_CALLS);
     reg_alg(COLL_RDMA_ALLGATHER, allgather_algs,
             "MPI_Allgather algorithm: auto, fallback (previous component), bruck (Bruck's "
             "concatenation), ring");

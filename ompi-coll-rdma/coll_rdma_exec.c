@@ -233,7 +233,6 @@ static bool fold_fresh(coll_rdma_op_t *op, const coll_rdma_act_t *a, uint64_t se
     }
     age = seq - op->ssp_oldest;
     m->ssp_last_age = age;
-    m->ssp_stale_calls += age > 0;
     ++m->ssp_ages[age <= COLL_RDMA_STALENESS_MAX ? age : COLL_RDMA_STALENESS_MAX];
     return true;
 }
