@@ -7,6 +7,23 @@
 
 /* ------------------------------------------------------------------ allreduce */
 
+/* The end of a reduction case: the receive buffer's guard intact and, unless
+ * in place, the send buffer unchanged with its guard; the buffers freed. */
+static void case_end(char *sbuf, char *orig, char *rbuf, size_t nbytes, int inplace,
+                     const char *desc)
+{
+    check_guard(rbuf + nbytes, GUARD, "receive buffer", desc);
+    if (!inplace) {
+        if (memcmp(sbuf, orig, nbytes) != 0) {
+            fail_msg("case [%s]: send buffer was modified", desc);
+        }
+        check_guard(sbuf + nbytes, GUARD, "send buffer", desc);
+    }
+    free(orig);
+    free(sbuf);
+    free(rbuf);
+}
+
 void allreduce_case(MPI_Comm comm, const ty_t *t, const op_t *o, size_t count, int inplace,
                     uint64_t tag, const char *label)
 {
@@ -30,16 +47,7 @@ void allreduce_case(MPI_Comm comm, const ty_t *t, const op_t *o, size_t count, i
     snprintf(desc, sizeof(desc), "%s allreduce %s %s count %zu%s", label, t->name, o->name, count,
              inplace ? " in_place" : "");
     check_reduction(t, o->k, tag, size, rbuf, count, desc);
-    check_guard(rbuf + nbytes, GUARD, "receive buffer", desc);
-    if (!inplace) {
-        if (memcmp(sbuf, orig, nbytes) != 0) {
-            fail_msg("case [%s]: send buffer was modified", desc);
-        }
-        check_guard(sbuf + nbytes, GUARD, "send buffer", desc);
-    }
-    free(orig);
-    free(sbuf);
-    free(rbuf);
+    case_end(sbuf, orig, rbuf, nbytes, inplace, desc);
 }
 
 /* Non-exact float/double SUM of random values: all ranks must get the same
@@ -266,16 +274,7 @@ void reduce_case(MPI_Comm comm, const ty_t *t, const op_t *o, size_t count, int 
             }
         }
     }
-    check_guard(rbuf + nbytes, GUARD, "receive buffer", desc);
-    if (!ip) {
-        if (memcmp(sbuf, orig, nbytes) != 0) {
-            fail_msg("case [%s]: send buffer was modified", desc);
-        }
-        check_guard(sbuf + nbytes, GUARD, "send buffer", desc);
-    }
-    free(orig);
-    free(sbuf);
-    free(rbuf);
+    case_end(sbuf, orig, rbuf, nbytes, ip, desc);
 }
 
 /* Non-exact float/double SUM: the root gets the same bits from the same
