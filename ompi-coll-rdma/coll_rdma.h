@@ -84,6 +84,7 @@ enum coll_rdma_reason {
     COLL_RDMA_WHY_WINDOW,       /* no window on this communicator, or the forced
                                  * algorithm needs every peer's window mapped */
     COLL_RDMA_WHY_WARMUP,       /* one of the communicator's first window_setup_calls calls */
+    COLL_RDMA_WHY_RULE,         /* a rule of coll_rdma_tuning_file names fallback */
     COLL_RDMA_NREASONS
 };
 
@@ -121,6 +122,10 @@ typedef struct coll_rdma_config {
     int reduce_radix;           /* k of the k-nomial reduce tree */
     size_t reduce_max_bytes;
     uint64_t debug_seq_start;   /* first sequence number of every collective (tests the wrap) */
+    /* auto's rules from coll_rdma_tuning_file (NULL: the built-in table) and
+     * their hash (0: none), which every rank must share */
+    const struct coll_rdma_rules *rules;
+    uint64_t rules_hash;
 } coll_rdma_config_t;
 
 typedef struct mca_coll_rdma_component_t {
@@ -130,6 +135,7 @@ typedef struct mca_coll_rdma_component_t {
     int poll_spins;             /* polls of a sequence word between two opal_progress() calls */
     int window_setup_calls;     /* calls a communicator leaves to the fallback before set-up */
     size_t window_max_bytes;    /* cap on this rank's window (0: none); need not agree */
+    char *tuning_file;          /* coll_rdma_tuning_file: the rules file's path, or NULL */
     coll_rdma_config_t config;
     /* process-wide statistics, printed at close when verbose >= 1 */
     uint64_t served_calls[COLL_RDMA_NKINDS][COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];

@@ -6,6 +6,7 @@
 
 #include "coll_rdma.h"
 #include "coll_rdma_request.h"
+#include "coll_rdma_rules.h"
 #include "coll_rdma_ucx.h"
 
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include "opal/mca/base/mca_base_pvar.h"
 #include "opal/mca/base/mca_base_var.h"
+#include "opal/util/proc.h"
 
 static int rdma_register(void);
 static void clamp_size(const char *name, size_t *value, size_t lo)
@@ -81,7 +83,22 @@ static const char *const alg_names[COLL_RDMA_NALGS] = {
     "auto", "fallback", "nway", "knomial", "ktree", "pairwise", "bruck", "ring", "direct", "read",
     "rsag", "ssp"};
 static const char *const reason_names[COLL_RDMA_NREASONS] = {
-    "forced", "too_large", "datatype", "op", "window", "warmup"};
+    "forced", "too_large", "datatype", "op", "window", "warmup", "rule"};
+
+/* The algorithms of each collective besides auto and fallback, as its
+ * *_algorithm parameter and the tuning rules name them (ending in AUTO). */
+static const int barrier_algs[] = {COLL_RDMA_ALG_NWAY, COLL_RDMA_ALG_PAIRWISE, COLL_RDMA_ALG_READ,
+                                   COLL_RDMA_ALG_AUTO};
+static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_READ, COLL_RDMA_ALG_AUTO};
+static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE,
+                                     COLL_RDMA_ALG_NWAY,  COLL_RDMA_ALG_BRUCK,
+                                     COLL_RDMA_ALG_RING,  COLL_RDMA_ALG_READ,
+                                     COLL_RDMA_ALG_RSAG,  COLL_RDMA_ALG_AUTO};
+static const int allgather_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_RING, COLL_RDMA_ALG_AUTO};
+static const int alltoall_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_DIRECT, COLL_RDMA_ALG_AUTO};
+static const int reduce_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_RSAG, COLL_RDMA_ALG_AUTO};
+static const int *const coll_algs[COLL_RDMA_NCOLLS] = {
+    barrier_algs, bcast_algs, allreduce_algs, allgather_algs, alltoall_algs, reduce_algs};
 
 /* A read-only component parameter of `type` at info `level`. */
 static void reg_var(const char *name, const char *help, mca_base_var_type_t type, int level,
@@ -208,20 +225,16 @@ static int rdma_register(void)
             "communicator whose window geometry needs more falls back on every rank (with a "
             "message at verbose >= 1). May differ between ranks",
             MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_9, &c->window_max_bytes);
-    static const int barrier_algs[] = {COLL_RDMA_ALG_NWAY, COLL_RDMA_ALG_PAIRWISE,
-                                       COLL_RDMA_ALG_READ, COLL_RDMA_ALG_AUTO};
-    static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_READ, COLL_RDMA_ALG_AUTO};
-    static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE,
-                                         COLL_RDMA_ALG_NWAY,  COLL_RDMA_ALG_BRUCK,
-                                         COLL_RDMA_ALG_RING,  COLL_RDMA_ALG_READ,
-                                         COLL_RDMA_ALG_RSAG,  COLL_RDMA_ALG_AUTO};
-    static const int allgather_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_RING,
-                                         COLL_RDMA_ALG_AUTO};
-    static const int alltoall_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_DIRECT,
-                                        COLL_RDMA_ALG_AUTO};
-    static const int reduce_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_RSAG,
-                                      COLL_RDMA_ALG_AUTO};
-
+    reg_var("tuning_file",
+            "Rules file that replaces auto's built-in table (docs/tuning.md, \"Calibration\"; "
+            "bench/tune.sh writes one for this machine): lines of collective, ranks, bytes and "
+            "algorithm, the first matching rule decides; calls no rule matches take the built-in "
+            "table. A file that cannot be read or parsed is reported with its line, and the "
+            "built-in table is used. Every rank must load the same rules (agreed at window "
+            "set-up like the other parameters); where they differ, coll/rdma falls back on "
+            "that communicator with a warning. A *_algorithm other than auto overrides the "
+            "file for its collective",
+            MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5, &c->tuning_file);
     reg_alg(COLL_RDMA_BARRIER, barrier_algs,
             "MPI_Barrier algorithm: auto (read where every rank maps every window, i.e. one "
             "node; else nway), fallback (previous component), nway (n-way dissemination), "
@@ -366,6 +379,48 @@ static void clamp(const char *name, int *value, int lo, int hi)
     }
 }
 
+/*
+ * auto's rules from the tuning file, if one is named: parsed once per
+ * process.  What is wrong with the file is said by the first process of each
+ * node (every process at verbose >= 1), and auto keeps the built-in table;
+ * should the processes of a communicator end up with different rules, its
+ * set-up agreement falls back with a warning.
+ */
+static void load_rules(coll_rdma_config_t *cfg, const char *path)
+{
+    uint32_t valid[COLL_RDMA_NCOLLS];
+    coll_rdma_rules_vocab_t vocab = {COLL_RDMA_NCOLLS, coll_names, COLL_RDMA_NALGS, alg_names,
+                                     valid};
+    coll_rdma_rules_t *rules;
+    char err[512];
+
+    cfg->rules = NULL;
+    cfg->rules_hash = 0;
+    if (NULL == path || '\0' == path[0]) {
+        return;
+    }
+    for (int c = 0; c < COLL_RDMA_NCOLLS; ++c) {
+        valid[c] = 1u << COLL_RDMA_ALG_AUTO | 1u << COLL_RDMA_ALG_FALLBACK;
+        for (const int *a = coll_algs[c]; COLL_RDMA_ALG_AUTO != *a; ++a) {
+            valid[c] |= 1u << *a;
+        }
+    }
+    rules = coll_rdma_rules_parse(path, &vocab, err, sizeof(err));
+    if (NULL == rules) {
+        if (0 == opal_process_info.my_local_rank || coll_rdma_verbose(1)) {
+            coll_rdma_output("error: coll_rdma_tuning_file %s: %s; auto uses its built-in table",
+                             path, err);
+        }
+        return;
+    }
+    cfg->rules = rules;
+    cfg->rules_hash = rules->hash;
+    if (coll_rdma_verbose(1) && 0 == opal_process_info.my_local_rank) {
+        coll_rdma_output("tuning file %s: %d rules (hash %016llx)", path, rules->n,
+                         (unsigned long long) rules->hash);
+    }
+}
+
 static int rdma_open(void)
 {
     coll_rdma_config_t *cfg = &mca_coll_rdma_component.config;
@@ -391,6 +446,7 @@ static int rdma_open(void)
     clamp("reduce_radix", &cfg->reduce_radix, 2, 64);
     clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
     clamp("window_setup_calls", &mca_coll_rdma_component.window_setup_calls, 0, 1 << 30);
+    load_rules(cfg, mca_coll_rdma_component.tuning_file);
     return OMPI_SUCCESS;
 }
 
@@ -471,6 +527,8 @@ static int rdma_close(void)
     }
     coll_rdma_request_fini();
     coll_rdma_ucx_fini();
+    coll_rdma_rules_free((coll_rdma_rules_t *) mca_coll_rdma_component.config.rules);
+    mca_coll_rdma_component.config.rules = NULL;
     return OMPI_SUCCESS;
 }
 

@@ -10,6 +10,7 @@
 #include "ompi_config.h"
 
 #include "coll_rdma.h"
+#include "coll_rdma_rules.h"
 #include "coll_rdma_sched.h"
 #include "coll_rdma_window.h"
 
@@ -19,12 +20,41 @@ static int fallback(int *why, int reason)
     return COLL_RDMA_ALG_FALLBACK;
 }
 
-int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool all_direct,
-                             int *why)
+/*
+ * The algorithm asked for: the collective's parameter, or where that is auto
+ * the first tuning rule that matches (auto, the built-in table, where none
+ * does).  A rule's algorithm is then decided like a forced one.
+ */
+static int asked(const coll_rdma_config_t *cfg, int coll, int comm_size, size_t bytes)
 {
-    int alg = cfg->alg[COLL_RDMA_BARRIER];
+    int alg = cfg->alg[coll];
 
-    (void) comm_size;
+    return COLL_RDMA_ALG_AUTO == alg
+               ? coll_rdma_rules_find(cfg->rules, coll, comm_size, bytes, COLL_RDMA_ALG_AUTO)
+               : alg;
+}
+
+/*
+ * Whether a rule's choice `alg` (decided as `decided`) should give way to the
+ * built-in table: it named an algorithm that cannot serve this call here (too
+ * large for its slots, a window not mapped); the call then takes what auto
+ * takes.  A rule's fallback is counted as the rule's (COLL_RDMA_WHY_RULE).
+ */
+static bool rule_gives_way(const coll_rdma_config_t *cfg, int coll, int alg, int decided,
+                           int *why)
+{
+    if (alg == cfg->alg[coll] || COLL_RDMA_ALG_FALLBACK != decided) {
+        return false; /* the parameter's, or served */
+    }
+    if (COLL_RDMA_ALG_FALLBACK == alg) {
+        *why = COLL_RDMA_WHY_RULE;
+        return false;
+    }
+    return COLL_RDMA_WHY_TOO_LARGE == *why || COLL_RDMA_WHY_WINDOW == *why;
+}
+
+static int barrier_as(const coll_rdma_config_t *cfg, int alg, bool all_direct, int *why)
+{
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
@@ -37,16 +67,25 @@ int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool 
     return alg;
 }
 
+int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool all_direct,
+                             int *why)
+{
+    int alg = asked(cfg, COLL_RDMA_BARRIER, comm_size, 0);
+    int decided = barrier_as(cfg, alg, all_direct, why);
+
+    return rule_gives_way(cfg, COLL_RDMA_BARRIER, alg, decided, why)
+               ? barrier_as(cfg, COLL_RDMA_ALG_AUTO, all_direct, why)
+               : decided;
+}
+
 /* auto: the read bcast on 2 ranks up to this many bytes: from 32 to 256 KiB its two
  * copies took 1.09-1.32x the time of coll/tuned's one message (2-core machine, 7
  * interleaved repetitions; docs/performance.md) */
 #define AUTO_BCAST_TWO_RANKS_MAX_BYTES (16 * 1024)
 
-int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                           bool all_direct, int *why)
+static int bcast_as(const coll_rdma_config_t *cfg, int alg, int comm_size, size_t bytes,
+                    bool all_direct, int *why)
 {
-    int alg = cfg->alg[COLL_RDMA_BCAST];
-
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
@@ -72,6 +111,17 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
     return alg;
 }
 
+int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
+                           bool all_direct, int *why)
+{
+    int alg = asked(cfg, COLL_RDMA_BCAST, comm_size, bytes);
+    int decided = bcast_as(cfg, alg, comm_size, bytes, all_direct, why);
+
+    return rule_gives_way(cfg, COLL_RDMA_BCAST, alg, decided, why)
+               ? bcast_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, bytes, all_direct, why)
+               : decided;
+}
+
 /* auto: the ring on 2 ranks up to this many bytes: at 1 MiB it took 1.26x coll/tuned's
  * time (2-core machine, 11 interleaved repetitions; docs/performance.md) */
 #define AUTO_RING_TWO_RANKS_MAX_BYTES (512 * 1024)
@@ -79,11 +129,10 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
 /* auto: read allreduce only on communicators of more ranks than this */
 #define AUTO_ALLREDUCE_READ_MIN_RANKS 4
 
-static int decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                            bool reducible_type, bool reducible_op, bool order_independent,
-                            bool all_direct, int *why)
+static int allreduce_as(const coll_rdma_config_t *cfg, int forced, int comm_size, size_t bytes,
+                        bool reducible_type, bool reducible_op, bool order_independent,
+                        bool all_direct, int *why)
 {
-    int forced = cfg->alg[COLL_RDMA_ALLREDUCE];
     coll_rdma_nway_plan_t plan;
 
     if (COLL_RDMA_ALG_FALLBACK == forced) {
@@ -175,7 +224,7 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
                                bool reducible_type, bool reducible_op, bool order_independent,
                                bool all_direct, bool fallback_wrong, bool *rescued, int *why)
 {
-    int alg;
+    int alg, decided;
 
     if (cfg->allreduce_staleness > 0 && reducible_type && reducible_op && all_direct && bytes > 0
         && bytes <= cfg->allreduce_ssp_max_bytes
@@ -183,33 +232,44 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
         *rescued = false;
         return COLL_RDMA_ALG_SSP;
     }
-    alg = decide_allreduce(cfg, comm_size, bytes, reducible_type, reducible_op, order_independent,
-                           all_direct, why);
+    alg = asked(cfg, COLL_RDMA_ALLREDUCE, comm_size, bytes);
+    if (alg != cfg->alg[COLL_RDMA_ALLREDUCE]
+        && ((!order_independent && (COLL_RDMA_ALG_NWAY == alg || COLL_RDMA_ALG_BRUCK == alg))
+            || (fallback_wrong && COLL_RDMA_ALG_FALLBACK == alg))) {
+        /* a rule's choice keeps results alike on every rank (forced, nway and
+         * Bruck serve in their order) and does not hand on what Open MPI
+         * reduces wrongly */
+        alg = COLL_RDMA_ALG_AUTO;
+    }
+    decided = allreduce_as(cfg, alg, comm_size, bytes, reducible_type, reducible_op,
+                           order_independent, all_direct, why);
+    if (rule_gives_way(cfg, COLL_RDMA_ALLREDUCE, alg, decided, why)) {
+        decided = allreduce_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, bytes, reducible_type,
+                               reducible_op, order_independent, all_direct, why);
+    }
 
     /*
      * Correct beats fast: where Open MPI's own reduction of the pair is
      * wrong, a call that would be handed on for its size (or because the
-     * forced algorithm cannot serve it here) takes the ring, which serves any
-     * size through slots of one segment.  Not a forced `fallback`: that stays
-     * the user's way to take coll/rdma out of the picture.
+     * forced algorithm cannot serve it here) takes the ring, which serves any size through slots of one segment.
+     * Not a forced `fallback`: that stays the user's way to take coll/rdma out
+     * of the picture.
      */
     *rescued = false;
-    if (COLL_RDMA_ALG_FALLBACK == alg && fallback_wrong && bytes <= INT32_MAX
+    if (COLL_RDMA_ALG_FALLBACK == decided && fallback_wrong && bytes <= INT32_MAX
         && (COLL_RDMA_WHY_TOO_LARGE == *why || COLL_RDMA_WHY_WINDOW == *why)) {
         *rescued = true;
-        alg = COLL_RDMA_ALG_RING;
+        decided = COLL_RDMA_ALG_RING;
     }
-    return alg;
+    return decided;
 }
 
 /* auto: Bruck's allgather up to this many bytes gathered (MPICH's 80 KB, seed 000 B.7) */
 #define AUTO_ALLGATHER_BRUCK_BYTES (80 * 1024)
 
-int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
-                               int *why)
+static int allgather_as(const coll_rdma_config_t *cfg, int alg, int comm_size,
+                        size_t block_bytes, int *why)
 {
-    int alg = cfg->alg[COLL_RDMA_ALLGATHER];
-
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
@@ -225,11 +285,20 @@ int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, siz
                                                                          : COLL_RDMA_ALG_RING;
 }
 
-int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
-                              int *why)
+int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
+                               int *why)
 {
-    int alg = cfg->alg[COLL_RDMA_ALLTOALL];
+    int alg = asked(cfg, COLL_RDMA_ALLGATHER, comm_size, block_bytes);
+    int decided = allgather_as(cfg, alg, comm_size, block_bytes, why);
 
+    return rule_gives_way(cfg, COLL_RDMA_ALLGATHER, alg, decided, why)
+               ? allgather_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, block_bytes, why)
+               : decided;
+}
+
+static int alltoall_as(const coll_rdma_config_t *cfg, int alg, int comm_size, size_t block_bytes,
+                       int *why)
+{
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
@@ -245,15 +314,26 @@ int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size
     return alg;
 }
 
-int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                            bool reducible_type, bool reducible_op, bool all_direct,
-                            bool fallback_wrong, bool *rescued, int *why)
+int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
+                              int *why)
+{
+    int alg = asked(cfg, COLL_RDMA_ALLTOALL, comm_size, block_bytes);
+    int decided = alltoall_as(cfg, alg, comm_size, block_bytes, why);
+
+    return rule_gives_way(cfg, COLL_RDMA_ALLTOALL, alg, decided, why)
+               ? alltoall_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, block_bytes, why)
+               : decided;
+}
+
+static int reduce_as(const coll_rdma_config_t *cfg, int alg, int comm_size, size_t bytes,
+                     bool reducible_type, bool reducible_op, bool all_direct,
+                     bool fallback_wrong, bool *rescued, int *why)
 {
     size_t cap = coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_REDUCE,
                                             COLL_RDMA_ALG_KNOMIAL);
 
     *rescued = false;
-    if (COLL_RDMA_ALG_FALLBACK == cfg->alg[COLL_RDMA_REDUCE]) {
+    if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
     if (!reducible_type) {
@@ -262,7 +342,7 @@ int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t
     if (!reducible_op) {
         return fallback(why, COLL_RDMA_WHY_OP);
     }
-    if (COLL_RDMA_ALG_RSAG == cfg->alg[COLL_RDMA_REDUCE]) {
+    if (COLL_RDMA_ALG_RSAG == alg) {
         /* window memory is per segment: reduce_max_bytes alone limits it */
         if (!all_direct) {
             return fallback(why, COLL_RDMA_WHY_WINDOW);
@@ -281,4 +361,21 @@ int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t
         *rescued = true;
     }
     return COLL_RDMA_ALG_KNOMIAL;
+}
+
+int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
+                            bool reducible_type, bool reducible_op, bool all_direct,
+                            bool fallback_wrong, bool *rescued, int *why)
+{
+    int alg = asked(cfg, COLL_RDMA_REDUCE, comm_size, bytes), decided;
+
+    if (alg != cfg->alg[COLL_RDMA_REDUCE] && fallback_wrong && COLL_RDMA_ALG_FALLBACK == alg) {
+        alg = COLL_RDMA_ALG_AUTO; /* a rule does not hand on what Open MPI reduces wrongly */
+    }
+    decided = reduce_as(cfg, alg, comm_size, bytes, reducible_type, reducible_op, all_direct,
+                        fallback_wrong, rescued, why);
+    return rule_gives_way(cfg, COLL_RDMA_REDUCE, alg, decided, why)
+               ? reduce_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, bytes, reducible_type,
+                           reducible_op, all_direct, fallback_wrong, rescued, why)
+               : decided;
 }

@@ -9,6 +9,7 @@
 #include "ompi_config.h"
 
 #include "coll_rdma_window.h"
+#include "coll_rdma_rules.h"
 #include "coll_rdma_sched.h"
 
 static size_t line_round(size_t bytes)
@@ -170,15 +171,18 @@ static size_t layout_block_regions(coll_rdma_window_t *win, const coll_rdma_conf
 }
 
 /* The rsag region of collective `coll` from *off (advanced past it): segments
- * only where every rank forced rsag for it (auto does not take rsag yet), so no
- * window memory for a segment nobody uses. */
+ * only where every rank forced rsag for it or a tuning rule names it (the
+ * built-in table does not take rsag yet), so no window memory for a segment
+ * nobody uses. */
 static void layout_rsag(coll_rdma_window_t *win, const coll_rdma_config_t *cfg, int coll,
                         size_t *off, coll_rdma_rsag_region_t *r)
 {
+    bool used = COLL_RDMA_ALG_RSAG == cfg->alg[coll]
+                || (COLL_RDMA_ALG_AUTO == cfg->alg[coll]
+                    && coll_rdma_rules_name(cfg->rules, coll, COLL_RDMA_ALG_RSAG));
+
     r->slot_size = line_round(COLL_RDMA_SLOT_HEADER
-                              + (COLL_RDMA_ALG_RSAG == cfg->alg[coll]
-                                     ? cfg->allreduce_rsag_segment_bytes
-                                     : 0));
+                              + (used ? cfg->allreduce_rsag_segment_bytes : 0));
     r->off = add_region(win, off, 2, r->slot_size);
     r->off_done = add_region(win, off, 2, COLL_RDMA_LINE);
 }

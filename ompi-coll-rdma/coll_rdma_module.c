@@ -47,8 +47,9 @@
     X(alltoall_max_bytes, alltoall_max_bytes)                \
     X(reduce_algorithm, alg[COLL_RDMA_REDUCE])               \
     X(reduce_radix, reduce_radix)                            \
-    X(reduce_max_bytes, reduce_max_bytes) \
-    X(debug_seq_start, debug_seq_start)
+    X(reduce_max_bytes, reduce_max_bytes)                    \
+    X(debug_seq_start, debug_seq_start)                      \
+    X(tuning_file, rules_hash)
 
 #define X_COUNT(name, field) +1
 enum { NCONFIG = 0 CONFIG_FIELDS(X_COUNT) };
@@ -139,7 +140,14 @@ static bool headers_agree(const setup_header_t *headers, int size, int rank)
     for (int i = 0; i < size; ++i) {
         for (int f = 0; f < NCONFIG; ++f) {
             if (headers[i].config[f] != headers[0].config[f]) {
-                if (0 == rank) {
+                if (0 == rank && 0 == strcmp(config_names[f], "coll_rdma_tuning_file")) {
+                    coll_rdma_output("warning: the rules of coll_rdma_tuning_file differ between "
+                                     "ranks (hash %016llx at rank 0, %016llx at rank %d; 0: no "
+                                     "rules, the file unnamed, unreadable or malformed); coll/rdma "
+                                     "falls back on this communicator",
+                                     (unsigned long long) headers[0].config[f],
+                                     (unsigned long long) headers[i].config[f], i);
+                } else if (0 == rank) {
                     coll_rdma_output("warning: %s differs between ranks (%lld at rank 0, %lld "
                                      "at rank %d); coll/rdma falls back on this communicator",
                                      config_names[f], (long long) headers[0].config[f],

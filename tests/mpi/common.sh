@@ -276,6 +276,7 @@ rdma_stat_sum() {
 #   nofb:COLL         no "COLL fallback" line at all
 #   noserved:COLL:ALG no rank served a call with that algorithm
 #   warns:REGEX       a "[coll/rdma] rank N: warning: ..." line matches REGEX
+#   says:REGEX        any "[coll/rdma] rank N: ..." line matches REGEX
 rdma_check_stats() {
     local err=$1 np=$2 c n coll alg
     shift 2
@@ -335,6 +336,12 @@ rdma_check_stats() {
         warns:*)
             if ! grep -E '^\[coll/rdma\] rank [0-9]+: warning: ' "$err" | grep -qE "${c#warns:}"; then
                 echo "no coll/rdma warning matching '${c#warns:}' on stderr"
+                return 0
+            fi
+            ;;
+        says:*)
+            if ! grep -E '^\[coll/rdma\] rank [0-9]+: ' "$err" | grep -qE "${c#says:}"; then
+                echo "no coll/rdma line matching '${c#says:}' on stderr"
                 return 0
             fi
             ;;

@@ -47,6 +47,10 @@
 #                             ssp-threads-np3, ssp-info-np4, ssp-exact-*,
 #                             ssp-alternate-np4, ssp-userop-np3, ssp-put-path-np3
 #                             bounded staleness (tests/mpi/test_ssp.c)
+#   rules-*                   auto's tuning rules (coll_rdma_tuning_file):
+#                             picks, nway for floats, the put path, forced
+#                             parameter over rules, rules that differ between
+#                             ranks, a malformed and a missing file
 #   layout-{bcast,allgather,alltoall,allreduce,reduce}-ALG-np{2,4},
 #                             layout-fallback-forced-np{2,4}   ranks pass
 #                             different datatypes of one signature (the hang
@@ -647,5 +651,62 @@ TEST_COLL=$SSP_BIN case_ "ssp-userop-np3" 3 avx-off "" \
     "userop --staleness 2 --calls 1000" "noserved:allreduce:ssp"
 TEST_COLL=$SSP_BIN case_ "ssp-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self" \
     "exact --staleness 2 --calls 500" "noserved:allreduce:ssp"
+
+
+# 11. auto's tuning rules (coll_rdma_tuning_file; docs/tuning.md,
+#     "Calibration"): rules that pick algorithms auto would not, every
+#     collective and size of test_coll's sections checked against its
+#     reference; a rule whose algorithm cannot serve the call here gives way
+#     to the built-in table (the put path), and nway/Bruck named for floating
+#     sums too (results must stay bitwise alike); a forced *_algorithm wins
+#     over the file; files that differ between ranks (the communicator falls
+#     back, with a warning), a malformed and a missing file (said with the
+#     line; the built-in table serves).
+RULES=$RDMA_LOGDIR/rules
+mkdir -p "$RULES"
+cat >"$RULES/picks" <<'RULES_EOF'
+# collective ranks bytes algorithm
+barrier   *  *       pairwise
+bcast     *  0-1K    knomial
+bcast     *  1K-     fallback
+allreduce *  0-64    ktree
+allreduce *  65-4K   ring
+allreduce 2- 4K-     rsag
+allgather *  *       ring
+alltoall  *  *       bruck
+reduce    *  0-256   knomial
+reduce    *  257-    rsag
+RULES_EOF
+printf 'barrier * * read\nbcast * * read\nallreduce * * nway\n' >"$RULES/nway"
+printf 'barrier * * nway\n' >"$RULES/other"
+printf 'barrier * * read\nbcast 2 0-1K read\nallreduce 2 * rign\n' >"$RULES/malformed"
+RULES_PICKS="served:barrier:pairwise served:bcast:knomial fb:bcast:rule served:allreduce:ktree served:allreduce:ring served:allreduce:rsag served:allgather:ring served:alltoall:bruck served:reduce:knomial served:reduce:rsag"
+for np in 2 3 4 7; do
+    case_ "rules-picks-np$np" "$np" avx-off "--mca coll_rdma_tuning_file $RULES/picks" \
+        "--only barrier,bcast,allreduce,allgather,alltoall,reduce --iters 1 --light" "$RULES_PICKS"
+done
+case_ "rules-picks-mix-np5" 5 avx-off "--mca coll_rdma_tuning_file $RULES/picks" \
+    "--only mix,comm --stress-calls 6000 --dup-cycles 100" "served:allreduce:ktree served:alltoall:bruck"
+case_ "rules-nway-float-np5" 5 avx-off "--mca coll_rdma_tuning_file $RULES/nway" \
+    "--only allreduce --iters 1 --light" "served:allreduce:nway served:allreduce:(pairwise|ktree|read)"
+case_ "rules-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self --mca coll_rdma_tuning_file $RULES/nway" \
+    "--only barrier,bcast --iters 1 --light --max-bytes 8192" "served:barrier:nway served:bcast:knomial noserved:barrier:read"
+case_ "rules-forced-wins-np4" 4 avx-off \
+    "--mca coll_rdma_tuning_file $RULES/picks --mca coll_rdma_allreduce_algorithm pairwise" \
+    "--only allreduce --iters 1 --light" "served:allreduce:pairwise noserved:allreduce:ring noserved:allreduce:ktree"
+# rank 0 reads another file: every rank must agree to fall back
+cat >"$RULES/rank0-other.sh" <<WRAP_EOF
+#!/bin/sh
+[ "\${OMPI_COMM_WORLD_RANK:-\${PMIX_RANK:-}}" = 0 ] && export OMPI_MCA_coll_rdma_tuning_file=$RULES/other
+exec $TEST_COLL "\$@"
+WRAP_EOF
+chmod +x "$RULES/rank0-other.sh"
+TEST_COLL=$RULES/rank0-other.sh case_ "rules-differ-np4" 4 avx-off "--mca coll_rdma_tuning_file $RULES/picks" \
+    "--only barrier,bcast,allreduce --iters 1 --light" "none warns:rules.of.coll_rdma_tuning_file.differ"
+case_ "rules-malformed-np3" 3 avx-off "--mca coll_rdma_tuning_file $RULES/malformed" \
+    "--only barrier,bcast,allreduce --iters 1 --light" \
+    "$SERVED_ALL says:error:.coll_rdma_tuning_file.*line.3:.'rign'.is.not.an.algorithm.of.allreduce"
+case_ "rules-missing-np2" 2 avx-off "--mca coll_rdma_tuning_file $RULES/none" \
+    "--only barrier,bcast --iters 1 --light" "served:barrier:read served:bcast:read says:cannot.open.it"
 
 rdma_finish
