@@ -5,6 +5,9 @@ usage: bench/summarize.py side DIR...      rdma against tuned, sm, han, and the 
        bench/summarize.py algs COLL DIR... one column per forced-algorithm run of COLL
                                            (DIRs named COLL-ALG, each a compare.sh -C rdma run),
                                            and one per built-in component of other DIRs
+       bench/summarize.py rules MARGIN CAPS REPORT DIR...
+                                           a tuning rules file (stdout) and its report (REPORT)
+                                           from bench/tune.sh's runs (below)
 Reads each DIR/table.md (compare.sh's medians over repetitions).
 """
 import os
@@ -88,10 +91,94 @@ def algs(coll, dirs):
                                     ' | '.join('%.2f' % r[n] if n in r else '-' for n in names), best))
 
 
+ORDER_DEPENDENT = {('allreduce', 'nway'), ('allreduce', 'bruck')}
+# the previous size's algorithm stays while within this factor of the fastest
+HYSTERESIS = 1.05
+
+
+def np_of(d):
+    """The ranks of a compare.sh run, from its meta.txt."""
+    for line in open(os.path.join(d, 'meta.txt')):
+        m = re.match(r'np=(\d+) ', line)
+        if m:
+            return int(m.group(1))
+    raise SystemExit('%s/meta.txt: no np= line' % d)
+
+
+def rules(margin, caps, report, dirs):
+    """Rules for coll_rdma_tuning_file from bench/tune.sh's runs: one compare.sh
+    DIR per (ranks, collective) with the configurations tuned (the built-in
+    components, what coll/rdma hands on to), rdma (auto's built-in table) and
+    a_ALG (ALG forced).  At each size the fastest forced algorithm (but
+    allreduce's nway and Bruck, whose results depend on the order) is chosen
+    where its median is at most MARGIN times tuned's, else fallback; a size
+    between two measured ones takes the larger one's choice; runs of equal
+    choices make one rule.  Rules hold for the measured ranks only.  Where a
+    collective is served above its *_max_bytes (CAPS: coll=bytes,...), one
+    more rule hands on every larger call at any other size of communicator,
+    and the report says which parameter to raise."""
+    cap = {k: int(v) for k, v in (x.split('=') for x in caps.split(',') if x)}
+    out, rep, top = [], [], {}
+    for d in sorted(dirs, key=lambda d: (np_of(d), d)):
+        ranks = np_of(d)
+        table = read_table(os.path.join(d, 'table.md'))
+        for coll in sorted({c for c, _ in table}):
+            sizes = sorted(s for c, s in table if c == coll)
+            algs = sorted({k[2:] for s in sizes for k in table[(coll, s)] if k.startswith('a_')})
+            rep.append('\n**%s, %d ranks** (median us of tuned; the others as a ratio to it; '
+                       'rule: at most %.2f x tuned)\n' % (coll, ranks, margin))
+            rep.append('| size | tuned (us) | auto | ' + ' | '.join(algs) + ' | rule |')
+            rep.append('|---:|---:|---:|' + '---:|' * len(algs) + '---|')
+            runs, lo = [], 0
+            for size in sizes:
+                r = table[(coll, size)]
+                t = r.get('tuned')
+                ours = {a: r['a_' + a] for a in algs if 'a_' + a in r}
+                # nway and Bruck combine in rank-dependent orders: the rules
+                # would name them for order-independent pairs only, and the
+                # others would take the built-in table there: not named
+                safe = {a: v for a, v in ours.items() if (coll, a) not in ORDER_DEPENDENT}
+                best = min(safe, key=safe.get) if safe else None
+                prev = runs[-1][2] if runs else None
+                if best and prev in safe and safe[prev] <= HYSTERESIS * safe[best]:
+                    best = prev  # within noise of the best: one rule instead of two
+                pick = best if t and best and safe[best] <= margin * t else 'fallback'
+                ratio = lambda v: '%.2f' % (v / t) if v is not None and t else '-'
+                rep.append('| %s | %s | %s | %s | %s |' % (
+                    human(size) if coll != 'barrier' else '-', '%.2f' % t if t else '-',
+                    ratio(r.get('rdma')), ' | '.join(ratio(ours.get(a)) for a in algs), pick))
+                if runs and runs[-1][2] == pick:
+                    runs[-1][1] = size
+                else:
+                    runs.append([lo, size, pick])
+                lo = size + 1
+                if pick != 'fallback':
+                    top[coll] = max(top.get(coll, 0), size)
+            out.append('# %s, %d ranks' % (coll, ranks))
+            for a, b, pick in runs:
+                span = '*' if coll == 'barrier' else '%d-%d' % (a, b)
+                out.append('%-9s %-4d %-18s %s' % (coll, ranks, span, pick))
+    raise_caps = sorted((c, n) for c, n in top.items() if c in cap and n > cap[c])
+    if raise_caps:
+        out.append('# every other size of communicator: as with the caps this file was made for')
+        rep.append('\nServed above the default caps: set ' + ', '.join(
+            'coll_rdma_%s_max_bytes=%d' % (c, n) for c, n in raise_caps)
+            + ' (the rules above hand on what is larger at other sizes of communicator).')
+    for c, n in raise_caps:
+        out.append('%-9s %-4s %-18s %s' % (c, '*', '%d-' % (cap[c] + 1), 'fallback'))
+    with open(report, 'w') as f:
+        f.write('\n'.join(rep).lstrip('\n') + '\n')
+    print('\n'.join(out))
+    for c, n in raise_caps:
+        print('# to serve these rules, set coll_rdma_%s_max_bytes=%d' % (c, n), file=sys.stderr)
+
+
 if __name__ == '__main__':
     if len(sys.argv) >= 3 and sys.argv[1] == 'side':
         side(sys.argv[2:])
     elif len(sys.argv) >= 4 and sys.argv[1] == 'algs':
         algs(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) >= 6 and sys.argv[1] == 'rules':
+        rules(float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:])
     else:
         sys.exit(__doc__)

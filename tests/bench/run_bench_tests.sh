@@ -2,7 +2,7 @@
 # The benchmark (bench/README.md) at np 2: it never times coll/rdma's window
 # set-up (issue 10, item 5), prints the per-call spread, validates pingpong,
 # and compare.sh / summarize.py read its output; bench/overlap_probe.c builds
-# and runs.
+# and runs; bench/tune.sh writes rules that coll/rdma loads and follows.
 #
 # Environment: BUILDDIR, PLAIN, TIMEOUT, KEEP_LOGS, ONLY, EXCLUDE as in
 # tests/mpi/common.sh; BENCH (default $BUILDDIR/bench/coll_bench).
@@ -182,6 +182,46 @@ if rdma_selected "$name"; then
         awk -F'|' '{ exit !($7 + 0 > 0) }' <<<"$(grep -E '^\| 2 \| ' "$dir/table.md")" ||
             reason="no stale sum at S = 2: $(grep -E '^\| 2 \| ' "$dir/table.md")"
     fi
+    result "$name" "$reason"
+fi
+
+# 7. calibration (bench/tune.sh): a short run at np 2 writes a rules file
+#    that parses (coll/rdma says how many rules, no error), names an
+#    algorithm for some sizes, and, loaded, serves calls with the algorithms
+#    it names (the statistics show them, results validated by coll_bench)
+name=tune
+if rdma_selected "$name" && [ "$RDMA_MODE" != component ]; then
+    echo "SKIP $name (no component: tune.sh measures coll/rdma)"
+elif rdma_selected "$name"; then
+    dir=$RDMA_LOGDIR/$name
+    t0=$(date +%s)
+    BUILDDIR=$BUILDDIR timeout 300 bash "$RDMA_REPO_ROOT/bench/tune.sh" -n 2 -c barrier,allreduce \
+        -m 8:16384 -r 1 -i 50 -o "$dir" >"$dir.out" 2>&1
+    rc=$?
+    RDMA_RUN_SECS=$(($(date +%s) - t0))
+    reason=
+    [ $rc -ne 0 ] && reason="tune.sh exit $rc: $(tail -n 3 "$dir.out" | tr '\n' ' ')"
+    named=$(awk '!/^#/ && NF == 4 && $4 != "fallback" { print $1 " " $4 }' "$dir/rules" 2>/dev/null | sort -u)
+    [ -z "$reason" ] && [ -z "$named" ] && reason="the rules name no algorithm: $(grep -v '^#' "$dir/rules" | tr '\n' ';')"
+    [ -z "$reason" ] && ! grep -q '^| 16 KiB | ' "$dir/report.md" && reason="report.md lacks the 16 KiB row"
+    if [ -z "$reason" ]; then
+        bench "$name-load" "$(rdma_verbose_args) --mca coll_rdma_tuning_file $dir/rules" \
+            -c allreduce -m 8:16384 -i 20 -x 2 -v
+        reason=$(rdma_outcome $RC "$OUT" "$ERR" '^# validation passed' "validation line")
+        [ -z "$reason" ] && ! grep -qE '^\[coll/rdma\] rank 0: tuning file .*: [0-9]+ rules' "$ERR" &&
+            reason="coll/rdma did not report the rules file: $(grep -m1 'coll/rdma' "$ERR")"
+        [ -z "$reason" ] && grep -q 'error: coll_rdma_tuning_file' "$ERR" &&
+            reason="$(grep -m1 'error: coll_rdma_tuning_file' "$ERR")"
+        if [ -z "$reason" ]; then
+            served=0
+            while read -r coll alg; do
+                [ "$coll" = allreduce ] || continue
+                grep -qE "^\[coll/rdma\] rank 0: allreduce $alg: calls=[1-9]" "$ERR" && served=1
+            done <<<"$named"
+            [ $served = 1 ] || reason="no allreduce served by an algorithm the rules name ($(echo $named)): $(grep 'rank 0: allreduce' "$ERR" | tr '\n' ' ')"
+        fi
+    fi
+    RDMA_RUN_SECS=$(($(date +%s) - t0))
     result "$name" "$reason"
 fi
 
