@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "bench_check.h"
+#include "bench_mpit.h"
 
 #define LARGE_MESSAGE_SIZE 8192
 /* -k: blocking calls, nonblocking (MPI_I<coll> + MPI_Wait), persistent
@@ -116,42 +117,6 @@ static int cmp_double(const void *a, const void *b)
 static double median_sorted(const double *v, int n)
 {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* The value of an integer MCA parameter through MPI_T (max over ranks), or -1
- * where no loaded component registered it. */
-static int read_cvar_int(const char *want)
-{
-    int provided, num = 0, value = -1, all = -1;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS) {
-        if (MPI_T_cvar_get_num(&num) != MPI_SUCCESS) num = 0;
-        for (int i = 0; i < num && value < 0; i++) {
-            char name[256];
-            int nlen = sizeof(name), verb, bind, scope, count;
-            MPI_Datatype dt;
-            MPI_T_enum et;
-            MPI_T_cvar_handle h;
-            if (MPI_T_cvar_get_info(i, name, &nlen, &verb, &dt, &et, NULL, NULL, &bind, &scope) != MPI_SUCCESS ||
-                strcmp(name, want) != 0)
-                continue;
-            if (MPI_T_cvar_handle_alloc(i, NULL, &h, &count) != MPI_SUCCESS) continue;
-            union { int i; unsigned u; long l; unsigned long ul; long long ll; char pad[64]; } v;
-            memset(&v, 0, sizeof(v));
-            if (count == 1 && MPI_T_cvar_read(h, &v) == MPI_SUCCESS) {
-                long long x = -1;
-                if (dt == MPI_INT) x = v.i;
-                else if (dt == MPI_UNSIGNED) x = v.u;
-                else if (dt == MPI_LONG) x = v.l;
-                else if (dt == MPI_UNSIGNED_LONG) x = (long long)v.ul;
-                else if (dt == MPI_LONG_LONG) x = v.ll;
-                value = x < 0 ? -1 : x > 1000000000 ? 1000000000 : (int)x;
-            }
-            MPI_T_cvar_handle_free(&h);
-        }
-        MPI_T_finalize();
-    }
-    MPI_Allreduce(&value, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return all;
 }
 
 static void usage(FILE *f)
@@ -400,7 +365,7 @@ int main(int argc, char **argv)
     const MPI_Op mop = o.op == O_SUM ? MPI_SUM : o.op == O_MAX ? MPI_MAX : MPI_MIN;
     const int P = nprocs, root = o.root;
 
-    o.setup_calls = read_cvar_int("coll_rdma_window_setup_calls");
+    o.setup_calls = mpit_cvar_int("coll_rdma_window_setup_calls");
     if (o.prewarm < 0)
         o.prewarm = (o.setup_calls >= 0 && o.setup_calls <= PREWARM_SETUP_MAX ? o.setup_calls
                                                                               : PREWARM_NO_COMPONENT) +
@@ -473,6 +438,13 @@ int main(int argc, char **argv)
         printf("# mode=%s (pre-warm calls blocking: the window is set up by a blocking call)%s\n",
                mode_names[o.mode], o.overlap ? " overlap=yes" : "");
 
+    /* calls coll/rdma served of each size's timed ones, said after the table */
+    const int counted = coll != C_COMMDUP && coll != C_PINGPONG && mpit_served_open(coll_names[coll]) == 0;
+    char served_line[2048];
+    size_t served_len = 0;
+    long long served_before = -1;
+    served_line[0] = '\0';
+
     unsigned long t = 0;     /* global call number (validation seed) */
     unsigned long errors_before_size;
     int first = 1;
@@ -526,6 +498,7 @@ int main(int argc, char **argv)
                 c.sarg = MPI_IN_PLACE;
 
             if (o.validate && !prewarm_barrier) prepare_call(&c);
+            if (counted && it == warmup) served_before = mpit_served();
             if (o.sync) MPI_Barrier(MPI_COMM_WORLD);
             double t0 = now();
             /* the pre-warm is blocking (a nonblocking call never sets a window
@@ -544,6 +517,9 @@ int main(int argc, char **argv)
 
         /* ---- statistics ---- */
         const int n = warmup + iters;
+        if (counted && rank == 0 && served_len < sizeof(served_line) - 32)
+            served_len += (size_t)snprintf(served_line + served_len, sizeof(served_line) - served_len,
+                                           " %zu=%.2f", size, (double)(mpit_served() - served_before) / iters);
         MPI_Reduce(all, slowest, n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         double *times = all + warmup;
         double sum = 0;
@@ -623,6 +599,10 @@ int main(int argc, char **argv)
         if (preq != MPI_REQUEST_NULL) MPI_Request_free(&preq);
         first = 0;
         if (sizeless) break;
+    }
+    if (counted) {
+        if (rank == 0) printf("# served by coll/rdma (of each size's timed calls, rank 0):%s\n", served_line);
+        mpit_served_close();
     }
 
     int failed = 0;

@@ -105,12 +105,29 @@ def np_of(d):
     raise SystemExit('%s/meta.txt: no np= line' % d)
 
 
+def served(d, coll, cfg):
+    """{size: fraction of the timed calls coll/rdma served} of configuration cfg,
+    the median over its repetitions (coll_bench's "# served by coll/rdma" line);
+    empty where the runs do not say."""
+    fractions = {}
+    raw = os.path.join(d, 'raw')
+    for name in os.listdir(raw) if os.path.isdir(raw) else ():
+        if not re.match(r'%s\.%s\.r\d+\.txt$' % (re.escape(coll), re.escape(cfg)), name):
+            continue
+        for line in open(os.path.join(raw, name)):
+            if line.startswith('# served by coll/rdma'):
+                for size, f in re.findall(r' (\d+)=([\d.]+)', line.split(':', 1)[1]):
+                    fractions.setdefault(int(size), []).append(float(f))
+    return {size: sorted(f)[len(f) // 2] for size, f in fractions.items()}
+
+
 def rules(margin, caps, report, dirs):
     """Rules for coll_rdma_tuning_file from bench/tune.sh's runs: one compare.sh
     DIR per (ranks, collective) with the configurations tuned (the built-in
     components, what coll/rdma hands on to), rdma (auto's built-in table) and
     a_ALG (ALG forced).  At each size the fastest forced algorithm (but
-    allreduce's nway and Bruck, whose results depend on the order) is chosen
+    allreduce's nway and Bruck, whose results depend on the order, and one
+    that handed the size's calls on: coll_bench's served fractions) is chosen
     where its median is at most MARGIN times tuned's, else fallback; a size
     between two measured ones takes the larger one's choice; runs of equal
     choices make one rule.  Rules hold for the measured ranks only.  Where a
@@ -125,8 +142,11 @@ def rules(margin, caps, report, dirs):
         for coll in sorted({c for c, _ in table}):
             sizes = sorted(s for c, s in table if c == coll)
             algs = sorted({k[2:] for s in sizes for k in table[(coll, s)] if k.startswith('a_')})
-            rep.append('\n**%s, %d ranks** (median us of tuned; the others as a ratio to it; '
-                       'rule: at most %.2f x tuned)\n' % (coll, ranks, margin))
+            serves = {a: served(d, coll, 'a_' + a) for a in algs}
+            auto_serves = served(d, coll, 'rdma')
+            rep.append('\n**%s, %d ranks** (median us of tuned; the others as a ratio to it, * where '
+                       'coll/rdma handed the calls on; rule: at most %.2f x tuned)\n'
+                       % (coll, ranks, margin))
             rep.append('| size | tuned (us) | auto | ' + ' | '.join(algs) + ' | rule |')
             rep.append('|---:|---:|---:|' + '---:|' * len(algs) + '---|')
             runs, lo = [], 0
@@ -134,10 +154,14 @@ def rules(margin, caps, report, dirs):
                 r = table[(coll, size)]
                 t = r.get('tuned')
                 ours = {a: r['a_' + a] for a in algs if 'a_' + a in r}
-                # nway and Bruck combine in rank-dependent orders: the rules
-                # would name them for order-independent pairs only, and the
-                # others would take the built-in table there: not named
-                safe = {a: v for a, v in ours.items() if (coll, a) not in ORDER_DEPENDENT}
+                # not named: an algorithm that handed these calls on (it timed
+                # the built-in components), and nway and Bruck, which combine
+                # in rank-dependent orders (a rule would name them for
+                # order-independent pairs only; the others would take the
+                # built-in table)
+                handed = {a for a in ours if serves[a].get(size, 1.0) < 0.99}
+                safe = {a: v for a, v in ours.items()
+                        if (coll, a) not in ORDER_DEPENDENT and a not in handed}
                 best = min(safe, key=safe.get) if safe else None
                 prev = runs[-1][2] if runs else None
                 if best and prev in safe and safe[prev] <= HYSTERESIS * safe[best]:
@@ -146,7 +170,8 @@ def rules(margin, caps, report, dirs):
                 ratio = lambda v: '%.2f' % (v / t) if v is not None and t else '-'
                 rep.append('| %s | %s | %s | %s | %s |' % (
                     human(size) if coll != 'barrier' else '-', '%.2f' % t if t else '-',
-                    ratio(r.get('rdma')), ' | '.join(ratio(ours.get(a)) for a in algs), pick))
+                    ratio(r.get('rdma')) + ('*' if auto_serves.get(size, 1.0) < 0.99 else ''),
+                    ' | '.join(ratio(ours.get(a)) + ('*' if a in handed else '') for a in algs), pick))
                 if runs and runs[-1][2] == pick:
                     runs[-1][1] = size
                 else:

@@ -150,18 +150,35 @@ static void reg_alg(int coll, const int *algs, const char *help)
  * (agreed at set-up), what its last stale-synchronous allreduce returned (age:
  * the caller's iteration minus its oldest contribution's, 0 when all were
  * current), and how many of its calls returned a stale reduction.  0 on a
- * communicator coll/rdma does not serve.
+ * communicator coll/rdma does not serve.  And per collective, bound to no
+ * object: the calls this process served (blocking, nonblocking, persistent
+ * starts; any algorithm), which tells a benchmark what it timed.
  */
-enum { PVAR_STALENESS, PVAR_STALE_AGE, PVAR_STALE_CALLS };
+enum { PVAR_STALENESS, PVAR_STALE_AGE, PVAR_STALE_CALLS, PVAR_SERVED };
 
-/* The value of the variable its ctx (one of the above) names, for communicator obj. */
-static int pvar_get(const struct mca_base_pvar_t *pvar, void *value, void *obj)
+/* The calls of collective coll this process served. */
+static unsigned long long served_calls(int coll)
 {
-    mca_coll_rdma_module_t *m = coll_rdma_entry_module((struct ompi_communicator_t *) obj);
     unsigned long long v = 0;
 
+    for (int kind = 0; kind < COLL_RDMA_NKINDS; ++kind) {
+        for (int alg = COLL_RDMA_ALG_NWAY; alg < COLL_RDMA_NALGS; ++alg) {
+            v += mca_coll_rdma_component.served_calls[kind][coll][alg];
+        }
+    }
+    return v;
+}
+
+/* The value of the variable its ctx (one of the above; PVAR_SERVED + coll)
+ * names, for communicator obj. */
+static int pvar_get(const struct mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    int what = (int) (intptr_t) pvar->ctx;
+    mca_coll_rdma_module_t *m = what < PVAR_SERVED ? coll_rdma_entry_module(obj) : NULL;
+    unsigned long long v = what >= PVAR_SERVED ? served_calls(what - PVAR_SERVED) : 0;
+
     if (NULL != m) {
-        switch ((int) (intptr_t) pvar->ctx) {
+        switch (what) {
         case PVAR_STALENESS:
             v = (unsigned long long) m->cfg->allreduce_staleness;
             break;
@@ -183,7 +200,8 @@ static void reg_pvar(const char *name, const char *help, int var_class, int what
     (void) mca_base_component_pvar_register(&mca_coll_rdma_component.super.collm_version, name,
                                             help, OPAL_INFO_LVL_4, var_class,
                                             MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
-                                            MCA_BASE_VAR_BIND_MPI_COMM,
+                                            what < PVAR_SERVED ? MCA_BASE_VAR_BIND_MPI_COMM
+                                                               : MCA_BASE_VAR_BIND_NO_OBJECT,
                                             MCA_BASE_PVAR_FLAG_READONLY
                                                 | MCA_BASE_PVAR_FLAG_CONTINUOUS,
                                             pvar_get, NULL, NULL, (void *) (intptr_t) what);
@@ -337,6 +355,15 @@ static int rdma_register(void)
              "MPI_Allreduce calls with bounded staleness on this communicator that returned a "
              "reduction with some contribution older than the caller's iteration",
              MCA_BASE_PVAR_CLASS_COUNTER, PVAR_STALE_CALLS);
+    for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
+        char name[64], help[160];
+        snprintf(name, sizeof(name), "%s_served_calls", coll_names[coll]);
+        snprintf(help, sizeof(help),
+                 "%s calls (blocking, nonblocking and persistent starts) that coll/rdma served "
+                 "in this process, on any communicator",
+                 coll_names[coll]);
+        reg_pvar(name, help, MCA_BASE_PVAR_CLASS_COUNTER, PVAR_SERVED + coll);
+    }
     reg_alg(COLL_RDMA_ALLGATHER, allgather_algs,
             "MPI_Allgather algorithm: auto, fallback (previous component), bruck (Bruck's "
             "concatenation), ring");
