@@ -128,6 +128,35 @@ typedef struct coll_rdma_config {
     uint64_t rules_hash;
 } coll_rdma_config_t;
 
+/* The parameters' defaults (the component's initial configuration; the unit
+ * test lays windows out with it). */
+#define COLL_RDMA_CONFIG_DEFAULTS                                                              \
+    {                                                                                          \
+        .min_comm_size = 2,                                                                \
+        .alg = {COLL_RDMA_ALG_AUTO}, /* every collective (AUTO is 0) */                    \
+        .barrier_nway_n = 3,                                                               \
+        .bcast_radix = 4,                                                                  \
+        .bcast_slots = 8,                                                                  \
+        .bcast_segment_bytes = 65536,                                                      \
+        .bcast_max_bytes = 1 << 20,                                                        \
+        .allreduce_ktree_degree = 3,                                                       \
+        .allreduce_nway_n = 2,                                                             \
+        .allreduce_bruck_n = 2,                                                            \
+        .allreduce_max_bytes = 1 << 20,                                                    \
+        .allreduce_short_max_bytes = 16384,                                                \
+        .allreduce_ring_segment_bytes = 32768,                                             \
+        .allreduce_ring_slots = 4,                                                         \
+        .allreduce_ring_max_ranks = 8,                                                     \
+        .allreduce_read_max_bytes = 32,                                                    \
+        .allreduce_rsag_segment_bytes = 262144,                                            \
+        .allreduce_ssp_max_bytes = 262144,                                                 \
+        .allgather_max_bytes = 4096, /* per block; window_block_cap caps it too */        \
+        .alltoall_max_bytes = 4096,                                                        \
+        .reduce_radix = 4,                                                                 \
+        .reduce_max_bytes = 4096,                                                          \
+        .debug_seq_start = 1,                                                              \
+    }
+
 typedef struct mca_coll_rdma_component_t {
     mca_coll_base_component_t super;
     int priority;

@@ -20,9 +20,10 @@
  * is drawn per scenario.  P = 1..16 with three seeds, 17..20 with two, a
  * sample up to 64 with one.
  *
- * Usage: test_plans [-v] [-p P] [-s seed] [-f family] [-n seeds]
+ * Usage: test_plans [-v] [-p P] [-s seed] [-f family] [-n seeds] [-w]
  *   -v  one line per scenario     -p, -s, -f  run only those (to reproduce)
  *   -n  seeds 0 .. n-1 for every P (a longer search)
+ *   -w  only the window memory per rank at the defaults, 2 to 4096 ranks
  * Prints failures, then "N passed, M failed"; exits non-zero on failure.
  */
 #include "plan_sim.h"
@@ -258,6 +259,50 @@ static void describe(const sim_scenario_t *sc, int fam, uint64_t seed)
     }
 }
 
+/*
+ * Window memory per rank at the parameters' defaults, for communicators of 2
+ * to 4096 ranks: as built in, with the rsag regions a tuning rule or a forced
+ * rsag adds, and with bounded staleness 8 on top.  Printed with -w; checked
+ * against WINDOW_BOUND every run (the window must not grow with P beyond it).
+ */
+#define WINDOW_BOUND (8u << 20)
+
+static int window_memory(int print)
+{
+    static const int sizes[] = {2, 4, 8, 16, 64, 256, 1024, 4096};
+    static coll_rdma_window_t win;
+    int bad = 0;
+
+    if (print) {
+        printf("| ranks | auto (bytes) | + rsag (allreduce, reduce) | + staleness 8 |\n|---:|---:|---:|---:|\n");
+    }
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
+        coll_rdma_config_t cfg = COLL_RDMA_CONFIG_DEFAULTS;
+        size_t bytes[3];
+        for (int v = 0; v < 3; ++v) {
+            if (v >= 1) {
+                cfg.alg[COLL_RDMA_ALLREDUCE] = cfg.alg[COLL_RDMA_REDUCE] = COLL_RDMA_ALG_RSAG;
+            }
+            cfg.allreduce_staleness = v == 2 ? 8 : 0;
+            memset(&win, 0, sizeof(win));
+            if (OMPI_SUCCESS != coll_rdma_window_layout(&win, &cfg, sizes[i], 0)) {
+                printf("FAIL window layout at %d ranks (variant %d)\n", sizes[i], v);
+                return 1;
+            }
+            bytes[v] = win.size;
+        }
+        if (print) {
+            printf("| %d | %zu | %zu | %zu |\n", sizes[i], bytes[0], bytes[1], bytes[2]);
+        }
+        if (bytes[1] > WINDOW_BOUND) {
+            printf("FAIL window at %d ranks: %zu bytes, above %u\n", sizes[i], bytes[1],
+                   WINDOW_BOUND);
+            bad = 1;
+        }
+    }
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     /* P = 1..20 in full, then a sample up to 64 (powers of two and their neighbours) */
@@ -278,13 +323,16 @@ int main(int argc, char **argv)
             only_f = atoi(argv[++a]);
         } else if (a + 1 < argc && 0 == strcmp(argv[a], "-n")) {
             nseeds = atoi(argv[++a]);
+        } else if (0 == strcmp(argv[a], "-w")) {
+            return window_memory(1);
         } else {
-            fprintf(stderr, "usage: %s [-v] [-p P] [-s seed] [-f family 0..%d] [-n seeds]\n",
+            fprintf(stderr, "usage: %s [-v] [-p P] [-s seed] [-f family 0..%d] [-n seeds] [-w]\n",
                     argv[0], NFAMS - 1);
             return 2;
         }
     }
     memset(&st, 0, sizeof(st));
+    failed += window_memory(0);
     for (int x = 0; x < 20 + (int) (sizeof(big) / sizeof(big[0])); ++x) {
         int P = only_p > 0 ? only_p : x < 20 ? x + 1 : big[x - 20];
         int seeds = nseeds > 0 ? nseeds : P <= 16 ? 3 : P <= 20 ? 2 : 1;
