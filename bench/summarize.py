@@ -105,35 +105,81 @@ def np_of(d):
     raise SystemExit('%s/meta.txt: no np= line' % d)
 
 
-def served(d, coll, cfg):
-    """{size: fraction of the timed calls coll/rdma served} of configuration cfg,
-    the median over its repetitions (coll_bench's "# served by coll/rdma" line);
-    empty where the runs do not say."""
-    fractions = {}
+def raw_runs(d, coll, cfg):
+    """{repetition: ({size: avg us}, {size: fraction coll/rdma served})} of
+    configuration cfg from DIR/raw (coll_bench's rows and its "# served by
+    coll/rdma" line; the fractions are empty where the run does not say)."""
+    runs = {}
     raw = os.path.join(d, 'raw')
     for name in os.listdir(raw) if os.path.isdir(raw) else ():
-        if not re.match(r'%s\.%s\.r\d+\.txt$' % (re.escape(coll), re.escape(cfg)), name):
+        m = re.match(r'%s\.%s\.r(\d+)\.txt$' % (re.escape(coll), re.escape(cfg)), name)
+        if not m:
             continue
+        times, fractions = {}, {}
         for line in open(os.path.join(raw, name)):
             if line.startswith('# served by coll/rdma'):
-                for size, f in re.findall(r' (\d+)=([\d.]+)', line.split(':', 1)[1]):
-                    fractions.setdefault(int(size), []).append(float(f))
-    return {size: sorted(f)[len(f) // 2] for size, f in fractions.items()}
+                fractions = {int(a): float(b)
+                             for a, b in re.findall(r' (\d+)=([\d.]+)', line.split(':', 1)[1])}
+            elif not line.startswith('#') and len(line.split()) >= 2:
+                times[int(line.split()[0])] = float(line.split()[1])
+        runs[int(m.group(1))] = (times, fractions)
+    return runs
+
+
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
+def paired(d, coll, cfg, tuned):
+    """{size: (ratios to tuned within each repetition, median fraction served)}."""
+    out = {}
+    for rep, (times, fractions) in raw_runs(d, coll, cfg).items():
+        for size, t in times.items():
+            base = tuned.get(rep, ({}, {}))[0].get(size)
+            if base:
+                out.setdefault(size, ([], []))[0].append(t / base)
+                out[size][1].append(fractions.get(size, 1.0))
+    return {size: (r, median(f)) for size, (r, f) in out.items()}
+
+
+def choose(coll, size, algs, margin, prev):
+    """The algorithm for one size from {alg: paired(...) entry}, or fallback:
+    the lowest median ratio among the algorithms that served the size's calls
+    (not nway or Bruck for allreduce: they combine in rank-dependent orders, a
+    rule would name them for order-independent pairs only), if that median is
+    at most margin; the previous size's algorithm stays while within
+    HYSTERESIS of the best."""
+    ok = {a: median(r) for a, (r, f) in algs.items()
+          if r and f >= 0.99 and (coll, a) not in ORDER_DEPENDENT and median(r) <= margin}
+    if not ok:
+        return 'fallback'
+    best = min(ok, key=ok.get)
+    return prev if prev in ok and ok[prev] <= HYSTERESIS * ok[best] else best
+
+
+def smooth(picks):
+    """[(size, alg)] with an algorithm chosen at one size alone between two
+    sizes handed on (or after one, at the end) taken for noise: fallback."""
+    out = list(picks)
+    for i, (size, alg) in enumerate(picks):
+        before = picks[i - 1][1] if i > 0 else None
+        after = picks[i + 1][1] if i + 1 < len(picks) else 'fallback'
+        if alg != 'fallback' and before == 'fallback' and after == 'fallback':
+            out[i] = (size, 'fallback')
+    return out
 
 
 def rules(margin, caps, report, dirs):
     """Rules for coll_rdma_tuning_file from bench/tune.sh's runs: one compare.sh
     DIR per (ranks, collective) with the configurations tuned (the built-in
     components, what coll/rdma hands on to), rdma (auto's built-in table) and
-    a_ALG (ALG forced).  At each size the fastest forced algorithm (but
-    allreduce's nway and Bruck, whose results depend on the order, and one
-    that handed the size's calls on: coll_bench's served fractions) is chosen
-    where its median is at most MARGIN times tuned's, else fallback; a size
-    between two measured ones takes the larger one's choice; runs of equal
-    choices make one rule.  Rules hold for the measured ranks only.  Where a
-    collective is served above its *_max_bytes (CAPS: coll=bytes,...), one
-    more rule hands on every larger call at any other size of communicator,
-    and the report says which parameter to raise."""
+    a_ALG (ALG forced).  Each size takes choose()'s algorithm, then smooth();
+    a size between two measured ones takes the larger one's choice; runs of
+    equal choices make one rule.  Rules hold for the measured ranks only.
+    Where a collective is served above its *_max_bytes (CAPS: coll=bytes,...),
+    one more rule hands on every larger call at any other size of
+    communicator, and the report says which parameter to raise."""
     cap = {k: int(v) for k, v in (x.split('=') for x in caps.split(',') if x)}
     out, rep, top = [], [], {}
     for d in sorted(dirs, key=lambda d: (np_of(d), d)):
@@ -142,36 +188,26 @@ def rules(margin, caps, report, dirs):
         for coll in sorted({c for c, _ in table}):
             sizes = sorted(s for c, s in table if c == coll)
             algs = sorted({k[2:] for s in sizes for k in table[(coll, s)] if k.startswith('a_')})
-            serves = {a: served(d, coll, 'a_' + a) for a in algs}
-            auto_serves = served(d, coll, 'rdma')
-            rep.append('\n**%s, %d ranks** (median us of tuned; the others as a ratio to it, * where '
-                       'coll/rdma handed the calls on; rule: at most %.2f x tuned)\n'
-                       % (coll, ranks, margin))
+            tuned = raw_runs(d, coll, 'tuned')
+            pairs = {a: paired(d, coll, 'a_' + a, tuned) for a in algs}
+            auto = paired(d, coll, 'rdma', tuned)
+            picks = []
+            for size in sizes:
+                at = {a: pairs[a][size] for a in algs if size in pairs[a]}
+                picks.append((size, choose(coll, size, at, margin, picks[-1][1] if picks else None)))
+            picks = smooth(picks)
+            rep.append('\n**%s, %d ranks**: median us of tuned; the others as the median ratio to '
+                       'it within each repetition, * where coll/rdma handed the calls on; a rule '
+                       'needs at most %.2f\n' % (coll, ranks, margin))
             rep.append('| size | tuned (us) | auto | ' + ' | '.join(algs) + ' | rule |')
             rep.append('|---:|---:|---:|' + '---:|' * len(algs) + '---|')
+            cell = lambda e: '-' if not e or not e[0] else '%.2f%s' % (median(e[0]), '*' if e[1] < 0.99 else '')
             runs, lo = [], 0
-            for size in sizes:
-                r = table[(coll, size)]
-                t = r.get('tuned')
-                ours = {a: r['a_' + a] for a in algs if 'a_' + a in r}
-                # not named: an algorithm that handed these calls on (it timed
-                # the built-in components), and nway and Bruck, which combine
-                # in rank-dependent orders (a rule would name them for
-                # order-independent pairs only; the others would take the
-                # built-in table)
-                handed = {a for a in ours if serves[a].get(size, 1.0) < 0.99}
-                safe = {a: v for a, v in ours.items()
-                        if (coll, a) not in ORDER_DEPENDENT and a not in handed}
-                best = min(safe, key=safe.get) if safe else None
-                prev = runs[-1][2] if runs else None
-                if best and prev in safe and safe[prev] <= HYSTERESIS * safe[best]:
-                    best = prev  # within noise of the best: one rule instead of two
-                pick = best if t and best and safe[best] <= margin * t else 'fallback'
-                ratio = lambda v: '%.2f' % (v / t) if v is not None and t else '-'
+            for size, pick in picks:
+                t = table[(coll, size)].get('tuned')
                 rep.append('| %s | %s | %s | %s | %s |' % (
                     human(size) if coll != 'barrier' else '-', '%.2f' % t if t else '-',
-                    ratio(r.get('rdma')) + ('*' if auto_serves.get(size, 1.0) < 0.99 else ''),
-                    ' | '.join(ratio(ours.get(a)) + ('*' if a in handed else '') for a in algs), pick))
+                    cell(auto.get(size)), ' | '.join(cell(pairs[a].get(size)) for a in algs), pick))
                 if runs and runs[-1][2] == pick:
                     runs[-1][1] = size
                 else:
