@@ -335,10 +335,11 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
  * (alltoall), from the receive arguments, which MPI requires to have the
  * same type signature everywhere.  On bytes only: the module packs
  * non-contiguous layouts, so ranks whose datatypes differ in layout but not
- * in signature still decide alike.
+ * in signature still decide alike.  all_direct: every window mapped (the
+ * read allgather needs it).
  */
 int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
-                               int *why);
+                               bool all_direct, int *why);
 int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
                               int *why);
 /*

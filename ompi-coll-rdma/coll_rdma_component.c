@@ -70,7 +70,8 @@ static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE
                                      COLL_RDMA_ALG_NWAY,  COLL_RDMA_ALG_BRUCK,
                                      COLL_RDMA_ALG_RING,  COLL_RDMA_ALG_READ,
                                      COLL_RDMA_ALG_RSAG,  COLL_RDMA_ALG_AUTO};
-static const int allgather_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_RING, COLL_RDMA_ALG_AUTO};
+static const int allgather_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_RING, COLL_RDMA_ALG_READ,
+                                     COLL_RDMA_ALG_AUTO};
 static const int alltoall_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_DIRECT, COLL_RDMA_ALG_AUTO};
 static const int reduce_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_RSAG, COLL_RDMA_ALG_AUTO};
 static const int *const coll_algs[COLL_RDMA_NCOLLS] = {
@@ -307,9 +308,10 @@ static int rdma_register(void)
              "each rank's window holds two slots of this size",
              &cfg->allreduce_read_max_bytes);
     reg_size("allreduce_rsag_segment_bytes",
-             "Bytes of each rank's input that the rsag allreduce reduces per round of its "
-             "pipeline (>= 64): each rank's window holds two segments of this size where rsag is "
-             "the forced allreduce algorithm (and none otherwise)",
+             "Segment of the algorithms by reading (>= 64): bytes of each rank's input that the "
+             "rsag allreduce and reduce reduce per round of their pipeline, bytes of each rank's "
+             "block per round of the read allgather. Each rank's window holds two segments of this "
+             "size for each of them that is forced or named by a tuning rule (none otherwise)",
              &cfg->allreduce_rsag_segment_bytes);
     reg_size("allreduce_ssp_max_bytes",
              "Largest MPI_Allreduce (bytes, >= 8) served with bounded staleness on a "
@@ -342,7 +344,9 @@ static int rdma_register(void)
     }
     reg_alg(COLL_RDMA_ALLGATHER, allgather_algs,
             "MPI_Allgather algorithm: auto, fallback (previous component), bruck (Bruck's "
-            "concatenation), ring");
+            "concatenation), ring, read (one node: in segments of allreduce_rsag_segment_bytes, "
+            "each rank copies its block into its window and every rank copies every block out; "
+            "any block size up to allgather_max_bytes)");
     reg_size("allgather_max_bytes",
              "Largest MPI_Allgather block (bytes contributed per rank) that coll/rdma serves; "
              "larger ones fall back",

@@ -268,12 +268,15 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
 #define AUTO_ALLGATHER_BRUCK_BYTES (80 * 1024)
 
 static int allgather_as(const coll_rdma_config_t *cfg, int alg, int comm_size,
-                        size_t block_bytes, int *why)
+                        size_t block_bytes, bool all_direct, int *why)
 {
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
-    /* one cap for both algorithms (coll_rdma_window_block_cap) */
+    if (COLL_RDMA_ALG_READ == alg && !all_direct) {
+        return fallback(why, COLL_RDMA_WHY_WINDOW);
+    }
+    /* one cap for bruck and ring; read: allgather_max_bytes (coll_rdma_window_block_cap) */
     if (block_bytes > coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_ALLGATHER, alg)) {
         return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
@@ -286,13 +289,13 @@ static int allgather_as(const coll_rdma_config_t *cfg, int alg, int comm_size,
 }
 
 int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
-                               int *why)
+                               bool all_direct, int *why)
 {
     int alg = asked(cfg, COLL_RDMA_ALLGATHER, comm_size, block_bytes);
-    int decided = allgather_as(cfg, alg, comm_size, block_bytes, why);
+    int decided = allgather_as(cfg, alg, comm_size, block_bytes, all_direct, why);
 
     return rule_gives_way(cfg, COLL_RDMA_ALLGATHER, alg, decided, why)
-               ? allgather_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, block_bytes, why)
+               ? allgather_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, block_bytes, all_direct, why)
                : decided;
 }
 

@@ -190,6 +190,17 @@ int coll_rdma_reduce_rsag_plan(coll_rdma_op_t *op);
  * op->rbuf (in place); op->rbuf: P contiguous blocks.
  */
 int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Allgather by reading (one node: every window mapped): in segments of
+ * cfg->allreduce_rsag_segment_bytes, every rank posts segment g of its block
+ * into its own window and copies every peer's segment g out of the peer's
+ * window into its place in op->rbuf (End's notified read, thesis chapter 6,
+ * with P writers).  Each block is copied twice (in, out) whatever P, against
+ * the ring's P - 1 forwards.  op->sbuf: this rank's block of op->bytes (> 0,
+ * any size) bytes, possibly at its place inside op->rbuf (in place);
+ * op->rbuf: P contiguous blocks.  Reuse: coll_rdma_window.h, "read allgather".
+ */
+int coll_rdma_allgather_read_plan(coll_rdma_op_t *op);
 
 /**
  * MPI_Bcast of op->bytes contiguous bytes at op->rbuf from op->root over a

@@ -97,6 +97,9 @@ size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, 
 
     switch (coll) {
     case COLL_RDMA_ALLGATHER:
+        if (COLL_RDMA_ALG_READ == alg) {
+            return cfg->allgather_max_bytes; /* window memory is per segment */
+        }
         /* one cap for bruck and ring: two halves of at most P blocks each */
         return min_size(cfg->allgather_max_bytes,
                         COLL_RDMA_REGION_BUDGET / (2 * (size_t) comm_size));
@@ -170,16 +173,16 @@ static size_t layout_block_regions(coll_rdma_window_t *win, const coll_rdma_conf
     return off;
 }
 
-/* The rsag region of collective `coll` from *off (advanced past it): segments
- * only where every rank forced rsag for it or a tuning rule names it (the
- * built-in table does not take rsag yet), so no window memory for a segment
- * nobody uses. */
-static void layout_rsag(coll_rdma_window_t *win, const coll_rdma_config_t *cfg, int coll,
-                        size_t *off, coll_rdma_rsag_region_t *r)
+/* The segment region of algorithm `alg` of collective `coll` (rsag, the read
+ * allgather) from *off (advanced past it): segments only where every rank
+ * forced that algorithm or a tuning rule names it (the built-in table takes
+ * neither yet), so no window memory for a segment nobody uses. */
+static void layout_segments(coll_rdma_window_t *win, const coll_rdma_config_t *cfg, int coll,
+                            int alg, size_t *off, coll_rdma_rsag_region_t *r)
 {
-    bool used = COLL_RDMA_ALG_RSAG == cfg->alg[coll]
+    bool used = alg == cfg->alg[coll]
                 || (COLL_RDMA_ALG_AUTO == cfg->alg[coll]
-                    && coll_rdma_rules_name(cfg->rules, coll, COLL_RDMA_ALG_RSAG));
+                    && coll_rdma_rules_name(cfg->rules, coll, alg));
 
     r->slot_size = line_round(COLL_RDMA_SLOT_HEADER
                               + (used ? cfg->allreduce_rsag_segment_bytes : 0));
@@ -236,8 +239,9 @@ int coll_rdma_window_layout(coll_rdma_window_t *win, const coll_rdma_config_t *c
     win->off_read_barrier = add_region(win, &off, 1, COLL_RDMA_LINE);
     win->read_ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_read_max_bytes);
     win->off_read_ar = add_region(win, &off, 2, win->read_ar_slot_size);
-    layout_rsag(win, cfg, COLL_RDMA_ALLREDUCE, &off, &win->rsag_allreduce);
-    layout_rsag(win, cfg, COLL_RDMA_REDUCE, &off, &win->rsag_reduce);
+    layout_segments(win, cfg, COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_RSAG, &off, &win->rsag_allreduce);
+    layout_segments(win, cfg, COLL_RDMA_REDUCE, COLL_RDMA_ALG_RSAG, &off, &win->rsag_reduce);
+    layout_segments(win, cfg, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_READ, &off, &win->read_allgather);
     off = layout_block_regions(win, cfg, off);
     /* last: present only where this rank's communicator asked for staleness */
     win->ssp_slots = cfg->allreduce_staleness > 0 ? 2 * cfg->allreduce_staleness + 2 : 0;

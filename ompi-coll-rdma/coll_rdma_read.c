@@ -3,7 +3,7 @@
  * memory): where every rank maps every peer's window (one node), a rank
  * writes only its own window and the others read it: bcast from the root's
  * slots, barrier and small allreduce from everyone's, large allreduce as a
- * reduce-scatter and allgather by reading.  Plans (see
+ * reduce-scatter and allgather by reading, allgather from everyone's.  Plans (see
  * coll_rdma_prog.h); regions and reuse in coll_rdma_window.h.
  */
 #include "ompi_config.h"
@@ -153,6 +153,39 @@ static int rsag_plan(coll_rdma_op_t *op, const coll_rdma_rsag_region_t *r, int r
         if (root >= 0) {
             coll_rdma_prog_credit(p, COLL_RDMA_ACT_PUBLISH, g, COLL_RDMA_CREDIT_REDUCE, 0);
         }
+    }
+    p->nseq = g > 0 ? g : 1;
+    return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+int coll_rdma_allgather_read_plan(coll_rdma_op_t *op)
+{
+    coll_rdma_window_t *win = op->win;
+    coll_rdma_prog_t *p = &op->prog;
+    const coll_rdma_rsag_region_t *r = &win->read_allgather;
+    int size = win->comm_size, rank = win->rank;
+    size_t block = op->bytes, seg = op->cfg->allreduce_rsag_segment_bytes;
+    coll_rdma_slot_t in = coll_rdma_slot(r->off, r->slot_size, 2);
+    uint32_t g = 0;
+
+    for (size_t first = 0; first < block; first += seg, ++g) {
+        size_t n = block - first < seg ? block - first : seg;
+
+        /* slot g mod 2 last held instance g - 2, which every peer copied out
+         * before it posted g - 1, which this rank awaited */
+        coll_rdma_prog_post(p, g, rank, in, coll_rdma_buf(COLL_RDMA_BUF_SBUF, first), n);
+        /* in rotated order: the readers of one window spread out */
+        for (int i = 1; i < size; ++i) {
+            int peer = (rank + i) % size;
+            coll_rdma_prog_wait_peer(p, g, peer, in);
+            coll_rdma_prog_copy(p, coll_rdma_buf_slot(in, peer, 0),
+                                coll_rdma_buf(COLL_RDMA_BUF_RBUF, (size_t) peer * block + first),
+                                n, g);
+        }
+    }
+    if ((const char *) op->rbuf + (size_t) rank * block != (const char *) op->sbuf) {
+        coll_rdma_prog_copy(p, coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0),
+                            coll_rdma_buf(COLL_RDMA_BUF_RBUF, (size_t) rank * block), block, 0);
     }
     p->nseq = g > 0 ? g : 1;
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;

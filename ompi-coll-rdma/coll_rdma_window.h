@@ -52,6 +52,13 @@
  *                    publishes its reduce consumed line after its last read of an
  *                    instance, and writes instance s only after every peer's line
  *                    says s - 2 (COLL_RDMA_REDUCE_DEPTH)
+ *   read allgather   two slots (instance parity) of one allreduce_rsag_segment_bytes
+ *                    segment (no payload unless read is the forced allgather algorithm
+ *                    or a tuning rule names it): segment g of this rank's block, read
+ *                    by every peer (its two done lines are unused).  Reuse as for read
+ *                    allreduce: a rank writes instance g + 2 only after it read every
+ *                    peer's g + 1, which each peer posts only after it copied every
+ *                    segment g out (its program runs in order)
  *   allreduce up     max_children slots, one per child of the (k+1)-nomial tree
  *   allreduce down   one slot: the result from the parent
  *   pairwise         fold slot, result-back slot, then two slots (instance
@@ -202,6 +209,7 @@ typedef struct coll_rdma_window {
     size_t read_ar_slot_size;
     coll_rdma_rsag_region_t rsag_allreduce; /* rsag slots and done lines of allreduce */
     coll_rdma_rsag_region_t rsag_reduce;    /* the same for reduce (its own instances) */
+    coll_rdma_rsag_region_t read_allgather; /* the read allgather's slots and done lines */
     size_t off_ssp;          /* ssp ring: ssp_slots slots of ssp_slot_size (none: 0 slots) */
     size_t ssp_slot_size;
     int ssp_slots;

@@ -42,7 +42,8 @@
 #                             auto-bcast-large-np{2,3}
 #   allreduce-rsag-npN, allreduce-rsag-seg256-npN, allreduce-rsag-1MiB-np4,
 #                             allreduce-rsag-{sweep-np8,stress-np5,put-path-np3},
-#                             reduce-rsag-npN, reduce-rsag-mix-np5
+#                             reduce-rsag-npN, reduce-rsag-mix-np5,
+#                             allgather-read-{seg256-npN,np4,mix-np7,put-path-np3}
 #   ssp-bound-npN (np 2 3 5 8), ssp-bound-10000-s1-np4, ssp-bound-s8-np7,
 #                             ssp-threads-np3, ssp-info-np4, ssp-exact-*,
 #                             ssp-alternate-np4, ssp-userop-np3, ssp-put-path-np3
@@ -398,6 +399,24 @@ case_ "reduce-rsag-mix-np5" 5 avx-off \
 case_ "allreduce-rsag-put-path-np3" 3 avx-off \
     "-x UCX_TLS=tcp,self --mca coll_rdma_allreduce_algorithm rsag" \
     "--only allreduce --light --iters 1" "fb:window"
+# the read allgather (one node): blocks of 1 B to 64 KiB in 256-byte segments
+# (up to 256 of them) and in the default 256 KiB ones, every np, in place and
+# mixed layouts (test_coll's allgather section); back to back with the other
+# collectives and communicators; the put path hands it on
+for np in $ALL_NP; do
+    case_ "allgather-read-seg256-np$np" "$np" avx-off \
+        "--mca coll_rdma_allgather_algorithm read --mca coll_rdma_allgather_max_bytes 65536 --mca coll_rdma_allreduce_rsag_segment_bytes 256" \
+        "--only allgather --iters 1 --light --max-bytes 65536" "served:allgather:read nofb:allgather"
+done
+case_ "allgather-read-np4" 4 avx-off \
+    "--mca coll_rdma_allgather_algorithm read --mca coll_rdma_allgather_max_bytes 1048576" \
+    "--only allgather --iters 1 --light --max-bytes 1048576" "served:allgather:read nofb:allgather"
+case_ "allgather-read-mix-np7" 7 avx-off \
+    "--mca coll_rdma_allgather_algorithm read --mca coll_rdma_allgather_max_bytes 65536 --mca coll_rdma_allreduce_rsag_segment_bytes 64" \
+    "--only mix,comm --stress-calls 6000 --dup-cycles 100" "served:allgather:read"
+case_ "allgather-read-put-path-np3" 3 avx-off \
+    "-x UCX_TLS=tcp,self --mca coll_rdma_allgather_algorithm read" \
+    "--only allgather --light --iters 1 --max-bytes 8192" "fb:allgather:window noserved:allgather:read"
 # a forced slot algorithm does not serve above allreduce_short_max_bytes
 case_ "allreduce-ktree-above-short-np4" 4 avx-off "--mca coll_rdma_allreduce_algorithm ktree" \
     "--only large --max-bytes 65536 --ring-seg 65536" "served:allreduce:ktree fb:too_large"

@@ -58,6 +58,7 @@ static const struct alg {
     {COLL_RDMA_REDUCE, COLL_RDMA_ALG_RSAG, true},
     {COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_BRUCK, false},
     {COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_RING, false},
+    {COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_READ, true},
     {COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_BRUCK, false},
     {COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_DIRECT, false},
 };
@@ -111,8 +112,9 @@ static void random_config(coll_rdma_config_t *cfg, int P)
     cfg->allreduce_ring_max_ranks = 8;
     /* rsag shares: cache lines of SIM_ELEM elements, fewer lines than ranks */
     cfg->allreduce_rsag_segment_bytes = (size_t) PICK(64, 200, 512);
-    /* the layout holds rsag's segments only where it is forced */
+    /* the layout holds the segments of rsag and the read allgather only where forced */
     cfg->alg[COLL_RDMA_ALLREDUCE] = cfg->alg[COLL_RDMA_REDUCE] = COLL_RDMA_ALG_RSAG;
+    cfg->alg[COLL_RDMA_ALLGATHER] = COLL_RDMA_ALG_READ;
     /* blocks that are no multiple of 8: the packed Bruck slots' stride is rounded up */
     cfg->allgather_max_bytes = (size_t) PICK(8, 13, 24, 40);
     cfg->alltoall_max_bytes = (size_t) PICK(8, 13, 24, 37);
@@ -190,7 +192,12 @@ static void make_call(sim_scenario_t *sc, int i, int k)
         break;
     case COLL_RDMA_ALLGATHER:
     case COLL_RDMA_ALLTOALL:
-        c->bytes = some_size(coll_rdma_window_block_cap(cfg, P, c->coll, c->alg));
+        /* read: blocks of one segment, two and a bit, or any up to three */
+        c->bytes = COLL_RDMA_ALG_READ == c->alg
+                       ? (size_t) PICK((long long) cfg->allreduce_rsag_segment_bytes,
+                                       (long long) (2 * cfg->allreduce_rsag_segment_bytes + 1),
+                                       (long long) some_size(3 * cfg->allreduce_rsag_segment_bytes))
+                       : some_size(coll_rdma_window_block_cap(cfg, P, c->coll, c->alg));
         break;
     default:
         c->in_place = false;
