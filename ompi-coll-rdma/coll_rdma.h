@@ -336,12 +336,12 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
  * same type signature everywhere.  On bytes only: the module packs
  * non-contiguous layouts, so ranks whose datatypes differ in layout but not
  * in signature still decide alike.  all_direct: every window mapped (the
- * read allgather needs it).
+ * read allgather and alltoall need it).
  */
 int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
                                bool all_direct, int *why);
 int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
-                              int *why);
+                              bool all_direct, int *why);
 /*
  * reducible_type, reducible_op, all_direct, fallback_wrong: as
  * coll_rdma_decide_allreduce(); a knomial call above the window's reduce

@@ -41,7 +41,7 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
     case COLL_RDMA_ALLGATHER:
         return coll_rdma_decide_allgather(cfg, size, bytes, direct, why);
     case COLL_RDMA_ALLTOALL:
-        return coll_rdma_decide_alltoall(cfg, size, bytes, why);
+        return coll_rdma_decide_alltoall(cfg, size, bytes, direct, why);
     default:
         break;
     }

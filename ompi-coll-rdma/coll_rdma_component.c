@@ -72,7 +72,8 @@ static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE
                                      COLL_RDMA_ALG_RSAG,  COLL_RDMA_ALG_AUTO};
 static const int allgather_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_RING, COLL_RDMA_ALG_READ,
                                      COLL_RDMA_ALG_AUTO};
-static const int alltoall_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_DIRECT, COLL_RDMA_ALG_AUTO};
+static const int alltoall_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_DIRECT, COLL_RDMA_ALG_READ,
+                                    COLL_RDMA_ALG_AUTO};
 static const int reduce_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_RSAG, COLL_RDMA_ALG_AUTO};
 static const int *const coll_algs[COLL_RDMA_NCOLLS] = {
     barrier_algs, bcast_algs, allreduce_algs, allgather_algs, alltoall_algs, reduce_algs};
@@ -353,7 +354,9 @@ static int rdma_register(void)
              &cfg->allgather_max_bytes);
     reg_alg(COLL_RDMA_ALLTOALL, alltoall_algs,
             "MPI_Alltoall algorithm: auto, fallback (previous component), bruck (Bruck's index "
-            "algorithm), direct (every rank writes each block into its destination's window)");
+            "algorithm), direct (every rank writes each block into its destination's window), "
+            "read (one node: in segments, each rank copies its blocks into its window and every "
+            "rank copies out the ones meant for it; any block size up to alltoall_max_bytes)");
     reg_size("alltoall_max_bytes",
              "Largest MPI_Alltoall block (bytes per destination) that coll/rdma serves; larger "
              "ones fall back",

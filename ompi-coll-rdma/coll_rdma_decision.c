@@ -300,10 +300,13 @@ int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, siz
 }
 
 static int alltoall_as(const coll_rdma_config_t *cfg, int alg, int comm_size, size_t block_bytes,
-                       int *why)
+                       bool all_direct, int *why)
 {
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
+    }
+    if (COLL_RDMA_ALG_READ == alg && !all_direct) {
+        return fallback(why, COLL_RDMA_WHY_WINDOW);
     }
     if (COLL_RDMA_ALG_AUTO == alg) {
         /* Bruck sends log2 P messages but moves each block log2 P / 2 times;
@@ -318,13 +321,13 @@ static int alltoall_as(const coll_rdma_config_t *cfg, int alg, int comm_size, si
 }
 
 int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
-                              int *why)
+                              bool all_direct, int *why)
 {
     int alg = asked(cfg, COLL_RDMA_ALLTOALL, comm_size, block_bytes);
-    int decided = alltoall_as(cfg, alg, comm_size, block_bytes, why);
+    int decided = alltoall_as(cfg, alg, comm_size, block_bytes, all_direct, why);
 
     return rule_gives_way(cfg, COLL_RDMA_ALLTOALL, alg, decided, why)
-               ? alltoall_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, block_bytes, why)
+               ? alltoall_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, block_bytes, all_direct, why)
                : decided;
 }
 

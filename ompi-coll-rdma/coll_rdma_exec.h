@@ -201,6 +201,16 @@ int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op);
  * op->rbuf: P contiguous blocks.  Reuse: coll_rdma_window.h, "read allgather".
  */
 int coll_rdma_allgather_read_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Alltoall by reading (one node): the read allgather's program with one
+ * segment of coll_rdma_window_a2a_read_segment() bytes per destination:
+ * every rank copies segment g of each of its P blocks into its window slot,
+ * posts it, and copies from every peer's slot the segment meant for it.
+ * op->sbuf, op->rbuf: P contiguous blocks of op->bytes (> 0, any size) bytes
+ * (the same buffer in place: a segment is read into the slot before any
+ * segment lands on it).  Reuse: coll_rdma_window.h, "read alltoall".
+ */
+int coll_rdma_alltoall_read_plan(coll_rdma_op_t *op);
 
 /**
  * MPI_Bcast of op->bytes contiguous bytes at op->rbuf from op->root over a

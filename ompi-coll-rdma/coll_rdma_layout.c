@@ -104,6 +104,9 @@ size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, 
         return min_size(cfg->allgather_max_bytes,
                         COLL_RDMA_REGION_BUDGET / (2 * (size_t) comm_size));
     case COLL_RDMA_ALLTOALL:
+        if (COLL_RDMA_ALG_READ == alg) {
+            return cfg->alltoall_max_bytes; /* window memory is per segment */
+        }
         blocks = COLL_RDMA_ALG_BRUCK == alg ? (size_t) bruck_half_blocks(comm_size, true)
                                             : (size_t) comm_size;
         return min_size(cfg->alltoall_max_bytes,
@@ -174,20 +177,31 @@ static size_t layout_block_regions(coll_rdma_window_t *win, const coll_rdma_conf
 }
 
 /* The segment region of algorithm `alg` of collective `coll` (rsag, the read
- * allgather) from *off (advanced past it): segments only where every rank
- * forced that algorithm or a tuning rule names it (the built-in table takes
- * neither yet), so no window memory for a segment nobody uses. */
+ * allgather and alltoall) from *off (advanced past it): two slots (instance
+ * parity), for alltoall two per destination (parity q, destination d: slot
+ * q * P + d); segments only where every rank forced that algorithm or a
+ * tuning rule names it (the built-in table takes none of them yet), so no
+ * window memory for a segment nobody uses. */
 static void layout_segments(coll_rdma_window_t *win, const coll_rdma_config_t *cfg, int coll,
                             int alg, size_t *off, coll_rdma_rsag_region_t *r)
 {
     bool used = alg == cfg->alg[coll]
                 || (COLL_RDMA_ALG_AUTO == cfg->alg[coll]
                     && coll_rdma_rules_name(cfg->rules, coll, alg));
+    bool a2a = COLL_RDMA_ALLTOALL == coll;
+    size_t payload = a2a ? coll_rdma_window_a2a_read_segment(cfg, win->comm_size)
+                         : cfg->allreduce_rsag_segment_bytes;
 
-    r->slot_size = line_round(COLL_RDMA_SLOT_HEADER
-                              + (used ? cfg->allreduce_rsag_segment_bytes : 0));
-    r->off = add_region(win, off, 2, r->slot_size);
+    r->slot_size = line_round(COLL_RDMA_SLOT_HEADER + (used ? payload : 0));
+    r->off = add_region(win, off, 2 * (a2a ? win->comm_size : 1), r->slot_size);
     r->off_done = add_region(win, off, 2, COLL_RDMA_LINE);
+}
+
+size_t coll_rdma_window_a2a_read_segment(const coll_rdma_config_t *cfg, int comm_size)
+{
+    size_t lines = cfg->allreduce_rsag_segment_bytes / COLL_RDMA_LINE / (size_t) comm_size;
+
+    return (lines > 0 ? lines : 1) * COLL_RDMA_LINE;
 }
 
 int coll_rdma_window_diss_slots(int comm_size, int n)
@@ -242,6 +256,7 @@ int coll_rdma_window_layout(coll_rdma_window_t *win, const coll_rdma_config_t *c
     layout_segments(win, cfg, COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_RSAG, &off, &win->rsag_allreduce);
     layout_segments(win, cfg, COLL_RDMA_REDUCE, COLL_RDMA_ALG_RSAG, &off, &win->rsag_reduce);
     layout_segments(win, cfg, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_READ, &off, &win->read_allgather);
+    layout_segments(win, cfg, COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_READ, &off, &win->read_alltoall);
     off = layout_block_regions(win, cfg, off);
     /* last: present only where this rank's communicator asked for staleness */
     win->ssp_slots = cfg->allreduce_staleness > 0 ? 2 * cfg->allreduce_staleness + 2 : 0;

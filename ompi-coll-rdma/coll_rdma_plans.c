@@ -24,7 +24,8 @@ const coll_rdma_plan_fn_t coll_rdma_plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
                              [COLL_RDMA_ALG_RING] = coll_rdma_allgather_ring_plan,
                              [COLL_RDMA_ALG_READ] = coll_rdma_allgather_read_plan},
     [COLL_RDMA_ALLTOALL] = {[COLL_RDMA_ALG_BRUCK] = coll_rdma_alltoall_bruck_plan,
-                            [COLL_RDMA_ALG_DIRECT] = coll_rdma_alltoall_direct_plan},
+                            [COLL_RDMA_ALG_DIRECT] = coll_rdma_alltoall_direct_plan,
+                            [COLL_RDMA_ALG_READ] = coll_rdma_alltoall_read_plan},
     [COLL_RDMA_REDUCE] = {[COLL_RDMA_ALG_KNOMIAL] = coll_rdma_reduce_knomial_plan,
                           [COLL_RDMA_ALG_RSAG] = coll_rdma_reduce_rsag_plan},
 };

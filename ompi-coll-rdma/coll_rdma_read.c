@@ -191,6 +191,48 @@ int coll_rdma_allgather_read_plan(coll_rdma_op_t *op)
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
+/* The read alltoall's slots for destination d (both parities): slots d and
+ * P + d of its region. */
+static coll_rdma_slot_t a2a_slot(const coll_rdma_rsag_region_t *r, int size, int d)
+{
+    return coll_rdma_slot(r->off + (size_t) d * r->slot_size, (size_t) size * r->slot_size, 2);
+}
+
+int coll_rdma_alltoall_read_plan(coll_rdma_op_t *op)
+{
+    coll_rdma_window_t *win = op->win;
+    coll_rdma_prog_t *p = &op->prog;
+    int size = win->comm_size, rank = win->rank;
+    const coll_rdma_rsag_region_t *r = &win->read_alltoall;
+    size_t block = op->bytes, seg = coll_rdma_window_a2a_read_segment(op->cfg, size);
+    coll_rdma_slot_t mine = a2a_slot(r, size, rank);
+    uint32_t g = 0;
+
+    for (size_t first = 0; first < block; first += seg, ++g) {
+        size_t n = block - first < seg ? block - first : seg;
+
+        /* slots g mod 2: free as the read allgather's (every peer posted g - 1) */
+        for (int i = 1; i < size; ++i) {
+            int d = (rank + i) % size;
+            coll_rdma_prog_post(p, g, rank, a2a_slot(r, size, d),
+                                coll_rdma_buf(COLL_RDMA_BUF_SBUF, (size_t) d * block + first), n);
+        }
+        for (int i = 1; i < size; ++i) {
+            int peer = (rank - i + size) % size;
+            coll_rdma_prog_wait_peer(p, g, peer, mine);
+            coll_rdma_prog_copy(p, coll_rdma_buf_slot(mine, peer, 0),
+                                coll_rdma_buf(COLL_RDMA_BUF_RBUF, (size_t) peer * block + first),
+                                n, g);
+        }
+    }
+    if (op->sbuf != op->rbuf) {
+        coll_rdma_prog_copy(p, coll_rdma_buf(COLL_RDMA_BUF_SBUF, (size_t) rank * block),
+                            coll_rdma_buf(COLL_RDMA_BUF_RBUF, (size_t) rank * block), block, 0);
+    }
+    p->nseq = g > 0 ? g : 1;
+    return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
 int coll_rdma_allreduce_rsag_plan(coll_rdma_op_t *op)
 {
     return rsag_plan(op, &op->win->rsag_allreduce, -1);

@@ -59,6 +59,10 @@
  *                    allreduce: a rank writes instance g + 2 only after it read every
  *                    peer's g + 1, which each peer posts only after it copied every
  *                    segment g out (its program runs in order)
+ *   read alltoall    the same per destination: two slots (instance parity) for each
+ *                    destination d, holding segment g (coll_rdma_window_a2a_read_segment()
+ *                    bytes) of this rank's block for d, read by d only; reuse as for
+ *                    the read allgather
  *   allreduce up     max_children slots, one per child of the (k+1)-nomial tree
  *   allreduce down   one slot: the result from the parent
  *   pairwise         fold slot, result-back slot, then two slots (instance
@@ -209,7 +213,8 @@ typedef struct coll_rdma_window {
     size_t read_ar_slot_size;
     coll_rdma_rsag_region_t rsag_allreduce; /* rsag slots and done lines of allreduce */
     coll_rdma_rsag_region_t rsag_reduce;    /* the same for reduce (its own instances) */
-    coll_rdma_rsag_region_t read_allgather; /* the read allgather's slots and done lines */
+    coll_rdma_rsag_region_t read_allgather; /* the read allgather's slots (done lines unused) */
+    coll_rdma_rsag_region_t read_alltoall;  /* the read alltoall's slots (done lines unused) */
     size_t off_ssp;          /* ssp ring: ssp_slots slots of ssp_slot_size (none: 0 slots) */
     size_t ssp_slot_size;
     int ssp_slots;
@@ -269,6 +274,14 @@ typedef struct coll_rdma_window {
  * collectives.
  */
 size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, int coll, int alg);
+
+/**
+ * The read alltoall's segment per destination (bytes): the segment of the
+ * algorithms by reading (cfg->allreduce_rsag_segment_bytes) shared among the
+ * comm_size destinations, in whole cache lines, at least one line (each
+ * destination has slots of its own).
+ */
+size_t coll_rdma_window_a2a_read_segment(const coll_rdma_config_t *cfg, int comm_size);
 
 /**
  * The geometry of a window of rank `rank` in a communicator of `comm_size`

@@ -43,7 +43,7 @@
 #   allreduce-rsag-npN, allreduce-rsag-seg256-npN, allreduce-rsag-1MiB-np4,
 #                             allreduce-rsag-{sweep-np8,stress-np5,put-path-np3},
 #                             reduce-rsag-npN, reduce-rsag-mix-np5,
-#                             allgather-read-{seg256-npN,np4,mix-np7,put-path-np3}
+#                             {allgather,alltoall}-read-{seg256-npN,np4,mix-np7,put-path-np3}
 #   ssp-bound-npN (np 2 3 5 8), ssp-bound-10000-s1-np4, ssp-bound-s8-np7,
 #                             ssp-threads-np3, ssp-info-np4, ssp-exact-*,
 #                             ssp-alternate-np4, ssp-userop-np3, ssp-put-path-np3
@@ -417,6 +417,22 @@ case_ "allgather-read-mix-np7" 7 avx-off \
 case_ "allgather-read-put-path-np3" 3 avx-off \
     "-x UCX_TLS=tcp,self --mca coll_rdma_allgather_algorithm read" \
     "--only allgather --light --iters 1 --max-bytes 8192" "fb:allgather:window noserved:allgather:read"
+# the read alltoall: the same coverage (its per-destination segment is the
+# segment / P in whole lines: 64 B at 256 B segments, so many per block)
+for np in $ALL_NP; do
+    case_ "alltoall-read-seg256-np$np" "$np" avx-off \
+        "--mca coll_rdma_alltoall_algorithm read --mca coll_rdma_alltoall_max_bytes 65536 --mca coll_rdma_allreduce_rsag_segment_bytes 256" \
+        "--only alltoall --iters 1 --light --max-bytes 65536" "served:alltoall:read nofb:alltoall"
+done
+case_ "alltoall-read-np4" 4 avx-off \
+    "--mca coll_rdma_alltoall_algorithm read --mca coll_rdma_alltoall_max_bytes 1048576" \
+    "--only alltoall --iters 1 --light --max-bytes 1048576" "served:alltoall:read nofb:alltoall"
+case_ "alltoall-read-mix-np7" 7 avx-off \
+    "--mca coll_rdma_alltoall_algorithm read --mca coll_rdma_allgather_algorithm read --mca coll_rdma_alltoall_max_bytes 65536 --mca coll_rdma_allreduce_rsag_segment_bytes 64" \
+    "--only mix,comm --stress-calls 6000 --dup-cycles 100" "served:alltoall:read served:allgather:read"
+case_ "alltoall-read-put-path-np3" 3 avx-off \
+    "-x UCX_TLS=tcp,self --mca coll_rdma_alltoall_algorithm read" \
+    "--only alltoall --light --iters 1 --max-bytes 8192" "fb:alltoall:window noserved:alltoall:read"
 # a forced slot algorithm does not serve above allreduce_short_max_bytes
 case_ "allreduce-ktree-above-short-np4" 4 avx-off "--mca coll_rdma_allreduce_algorithm ktree" \
     "--only large --max-bytes 65536 --ring-seg 65536" "served:allreduce:ktree fb:too_large"
@@ -606,7 +622,7 @@ NBC_SETS=(
     "nway:$ar nway:allreduce:(nway|bruck)"
     "bruck:$ar bruck:allreduce:bruck"
     "ring:$ar ring --mca coll_rdma_allreduce_ring_segment_bytes 4096:allreduce:ring"
-    "rsag:$ar rsag --mca coll_rdma_reduce_algorithm rsag --mca coll_rdma_allreduce_rsag_segment_bytes 4096:allreduce:rsag reduce:rsag"
+    "rsag:$ar rsag --mca coll_rdma_reduce_algorithm rsag --mca coll_rdma_allgather_algorithm read --mca coll_rdma_alltoall_algorithm read --mca coll_rdma_allreduce_rsag_segment_bytes 4096:allreduce:rsag reduce:rsag allgather:read alltoall:read"
 )
 for np in $ALL_NP; do
     for set in "${NBC_SETS[@]}"; do

@@ -61,6 +61,7 @@ static const struct alg {
     {COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_READ, true},
     {COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_BRUCK, false},
     {COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_DIRECT, false},
+    {COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_READ, true},
 };
 #define NALGS ((int) (sizeof(algs) / sizeof(algs[0])))
 /* families: 0 .. NALGS-1 one algorithm, then one collective each, then mixed (mapped, put path) */
@@ -114,7 +115,7 @@ static void random_config(coll_rdma_config_t *cfg, int P)
     cfg->allreduce_rsag_segment_bytes = (size_t) PICK(64, 200, 512);
     /* the layout holds the segments of rsag and the read allgather only where forced */
     cfg->alg[COLL_RDMA_ALLREDUCE] = cfg->alg[COLL_RDMA_REDUCE] = COLL_RDMA_ALG_RSAG;
-    cfg->alg[COLL_RDMA_ALLGATHER] = COLL_RDMA_ALG_READ;
+    cfg->alg[COLL_RDMA_ALLGATHER] = cfg->alg[COLL_RDMA_ALLTOALL] = COLL_RDMA_ALG_READ;
     /* blocks that are no multiple of 8: the packed Bruck slots' stride is rounded up */
     cfg->allgather_max_bytes = (size_t) PICK(8, 13, 24, 40);
     cfg->alltoall_max_bytes = (size_t) PICK(8, 13, 24, 37);
@@ -145,6 +146,9 @@ static void make_call(sim_scenario_t *sc, int i, int k)
     coll_rdma_nway_plan_t plan;
     coll_rdma_window_t w;
     int P = sc->P;
+    size_t read_seg = COLL_RDMA_ALLTOALL == algs[k].coll
+                          ? coll_rdma_window_a2a_read_segment(cfg, P)
+                          : cfg->allreduce_rsag_segment_bytes;
 
     memset(c, 0, sizeof(*c));
     memset(&w, 0, sizeof(w));
@@ -194,9 +198,8 @@ static void make_call(sim_scenario_t *sc, int i, int k)
     case COLL_RDMA_ALLTOALL:
         /* read: blocks of one segment, two and a bit, or any up to three */
         c->bytes = COLL_RDMA_ALG_READ == c->alg
-                       ? (size_t) PICK((long long) cfg->allreduce_rsag_segment_bytes,
-                                       (long long) (2 * cfg->allreduce_rsag_segment_bytes + 1),
-                                       (long long) some_size(3 * cfg->allreduce_rsag_segment_bytes))
+                       ? (size_t) PICK((long long) read_seg, (long long) (2 * read_seg + 1),
+                                       (long long) some_size(3 * read_seg))
                        : some_size(coll_rdma_window_block_cap(cfg, P, c->coll, c->alg));
         break;
     default:
