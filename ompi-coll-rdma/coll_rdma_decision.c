@@ -53,8 +53,47 @@ static bool rule_gives_way(const coll_rdma_config_t *cfg, int coll, int alg, int
     return COLL_RDMA_WHY_TOO_LARGE == *why || COLL_RDMA_WHY_WINDOW == *why;
 }
 
-static int barrier_as(const coll_rdma_config_t *cfg, int alg, bool all_direct, int *why)
+/* A call as the decision sees it: the public functions' arguments (false
+ * where a collective has no such fact). */
+typedef struct call_facts {
+    int comm_size;
+    size_t bytes;
+    bool all_direct, reducible_type, reducible_op, order_independent, fallback_wrong;
+    bool *rescued; /* reductions only */
+} call_facts_t;
+
+/* One collective's decision for algorithm `alg` (the parameter's, a rule's,
+ * or AUTO: the built-in table). */
+typedef int (*decide_as_fn)(const coll_rdma_config_t *cfg, int alg, const call_facts_t *f,
+                            int *why);
+
+/*
+ * Every collective's decision: the algorithm asked for, decided by `as`;
+ * where a rule asked for it and it cannot serve the call here, the built-in
+ * table's.  A rule's choice keeps results alike on every rank (forced, nway
+ * and Bruck serve in their order) and does not hand on what Open MPI reduces
+ * wrongly.
+ */
+static int decide(const coll_rdma_config_t *cfg, int coll, decide_as_fn as,
+                  const call_facts_t *f, int *why)
 {
+    int alg = asked(cfg, coll, f->comm_size, f->bytes), decided;
+
+    if (alg != cfg->alg[coll]
+        && ((COLL_RDMA_ALLREDUCE == coll && !f->order_independent
+             && (COLL_RDMA_ALG_NWAY == alg || COLL_RDMA_ALG_BRUCK == alg))
+            || (f->fallback_wrong && COLL_RDMA_ALG_FALLBACK == alg))) {
+        alg = COLL_RDMA_ALG_AUTO;
+    }
+    decided = as(cfg, alg, f, why);
+    return rule_gives_way(cfg, coll, alg, decided, why) ? as(cfg, COLL_RDMA_ALG_AUTO, f, why)
+                                                        : decided;
+}
+
+static int barrier_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *f, int *why)
+{
+    bool all_direct = f->all_direct;
+
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
@@ -70,12 +109,9 @@ static int barrier_as(const coll_rdma_config_t *cfg, int alg, bool all_direct, i
 int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool all_direct,
                              int *why)
 {
-    int alg = asked(cfg, COLL_RDMA_BARRIER, comm_size, 0);
-    int decided = barrier_as(cfg, alg, all_direct, why);
+    call_facts_t f = {.comm_size = comm_size, .all_direct = all_direct};
 
-    return rule_gives_way(cfg, COLL_RDMA_BARRIER, alg, decided, why)
-               ? barrier_as(cfg, COLL_RDMA_ALG_AUTO, all_direct, why)
-               : decided;
+    return decide(cfg, COLL_RDMA_BARRIER, barrier_as, &f, why);
 }
 
 /* auto: the read bcast on 2 ranks up to this many bytes: from 32 to 256 KiB its two
@@ -83,9 +119,12 @@ int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool 
  * interleaved repetitions; docs/performance.md) */
 #define AUTO_BCAST_TWO_RANKS_MAX_BYTES (16 * 1024)
 
-static int bcast_as(const coll_rdma_config_t *cfg, int alg, int comm_size, size_t bytes,
-                    bool all_direct, int *why)
+static int bcast_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *f, int *why)
 {
+    int comm_size = f->comm_size;
+    size_t bytes = f->bytes;
+    bool all_direct = f->all_direct;
+
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
@@ -114,12 +153,9 @@ static int bcast_as(const coll_rdma_config_t *cfg, int alg, int comm_size, size_
 int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                            bool all_direct, int *why)
 {
-    int alg = asked(cfg, COLL_RDMA_BCAST, comm_size, bytes);
-    int decided = bcast_as(cfg, alg, comm_size, bytes, all_direct, why);
+    call_facts_t f = {.comm_size = comm_size, .bytes = bytes, .all_direct = all_direct};
 
-    return rule_gives_way(cfg, COLL_RDMA_BCAST, alg, decided, why)
-               ? bcast_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, bytes, all_direct, why)
-               : decided;
+    return decide(cfg, COLL_RDMA_BCAST, bcast_as, &f, why);
 }
 
 /* auto: the ring on 2 ranks up to this many bytes: at 1 MiB it took 1.26x coll/tuned's
@@ -129,10 +165,13 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
 /* auto: read allreduce only on communicators of more ranks than this */
 #define AUTO_ALLREDUCE_READ_MIN_RANKS 4
 
-static int allreduce_as(const coll_rdma_config_t *cfg, int forced, int comm_size, size_t bytes,
-                        bool reducible_type, bool reducible_op, bool order_independent,
-                        bool all_direct, int *why)
+static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_facts_t *f,
+                        int *why)
 {
+    int comm_size = f->comm_size;
+    size_t bytes = f->bytes;
+    bool all_direct = f->all_direct, order_independent = f->order_independent;
+    bool reducible_type = f->reducible_type, reducible_op = f->reducible_op;
     coll_rdma_nway_plan_t plan;
 
     if (COLL_RDMA_ALG_FALLBACK == forced) {
@@ -224,7 +263,10 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
                                bool reducible_type, bool reducible_op, bool order_independent,
                                bool all_direct, bool fallback_wrong, bool *rescued, int *why)
 {
-    int alg, decided;
+    call_facts_t f = {.comm_size = comm_size, .bytes = bytes, .all_direct = all_direct,
+                      .reducible_type = reducible_type, .reducible_op = reducible_op,
+                      .order_independent = order_independent, .fallback_wrong = fallback_wrong};
+    int decided;
 
     if (cfg->allreduce_staleness > 0 && reducible_type && reducible_op && all_direct && bytes > 0
         && bytes <= cfg->allreduce_ssp_max_bytes
@@ -232,28 +274,14 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
         *rescued = false;
         return COLL_RDMA_ALG_SSP;
     }
-    alg = asked(cfg, COLL_RDMA_ALLREDUCE, comm_size, bytes);
-    if (alg != cfg->alg[COLL_RDMA_ALLREDUCE]
-        && ((!order_independent && (COLL_RDMA_ALG_NWAY == alg || COLL_RDMA_ALG_BRUCK == alg))
-            || (fallback_wrong && COLL_RDMA_ALG_FALLBACK == alg))) {
-        /* a rule's choice keeps results alike on every rank (forced, nway and
-         * Bruck serve in their order) and does not hand on what Open MPI
-         * reduces wrongly */
-        alg = COLL_RDMA_ALG_AUTO;
-    }
-    decided = allreduce_as(cfg, alg, comm_size, bytes, reducible_type, reducible_op,
-                           order_independent, all_direct, why);
-    if (rule_gives_way(cfg, COLL_RDMA_ALLREDUCE, alg, decided, why)) {
-        decided = allreduce_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, bytes, reducible_type,
-                               reducible_op, order_independent, all_direct, why);
-    }
+    decided = decide(cfg, COLL_RDMA_ALLREDUCE, allreduce_as, &f, why);
 
     /*
      * Correct beats fast: where Open MPI's own reduction of the pair is
      * wrong, a call that would be handed on for its size (or because the
-     * forced algorithm cannot serve it here) takes the ring, which serves any size through slots of one segment.
-     * Not a forced `fallback`: that stays the user's way to take coll/rdma out
-     * of the picture.
+     * forced algorithm cannot serve it here) takes the ring, which serves any
+     * size through slots of one segment.  Not a forced `fallback`: that stays
+     * the user's way to take coll/rdma out of the picture.
      */
     *rescued = false;
     if (COLL_RDMA_ALG_FALLBACK == decided && fallback_wrong && bytes <= INT32_MAX
@@ -267,13 +295,15 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
 /* auto: Bruck's allgather up to this many bytes gathered (MPICH's 80 KB, seed 000 B.7) */
 #define AUTO_ALLGATHER_BRUCK_BYTES (80 * 1024)
 
-static int allgather_as(const coll_rdma_config_t *cfg, int alg, int comm_size,
-                        size_t block_bytes, bool all_direct, int *why)
+static int allgather_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *f, int *why)
 {
+    int comm_size = f->comm_size;
+    size_t block_bytes = f->bytes;
+
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
-    if (COLL_RDMA_ALG_READ == alg && !all_direct) {
+    if (COLL_RDMA_ALG_READ == alg && !f->all_direct) {
         return fallback(why, COLL_RDMA_WHY_WINDOW);
     }
     /* one cap for bruck and ring; read: allgather_max_bytes (coll_rdma_window_block_cap) */
@@ -291,21 +321,17 @@ static int allgather_as(const coll_rdma_config_t *cfg, int alg, int comm_size,
 int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
                                bool all_direct, int *why)
 {
-    int alg = asked(cfg, COLL_RDMA_ALLGATHER, comm_size, block_bytes);
-    int decided = allgather_as(cfg, alg, comm_size, block_bytes, all_direct, why);
+    call_facts_t f = {.comm_size = comm_size, .bytes = block_bytes, .all_direct = all_direct};
 
-    return rule_gives_way(cfg, COLL_RDMA_ALLGATHER, alg, decided, why)
-               ? allgather_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, block_bytes, all_direct, why)
-               : decided;
+    return decide(cfg, COLL_RDMA_ALLGATHER, allgather_as, &f, why);
 }
 
-static int alltoall_as(const coll_rdma_config_t *cfg, int alg, int comm_size, size_t block_bytes,
-                       bool all_direct, int *why)
+static int alltoall_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *f, int *why)
 {
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
-    if (COLL_RDMA_ALG_READ == alg && !all_direct) {
+    if (COLL_RDMA_ALG_READ == alg && !f->all_direct) {
         return fallback(why, COLL_RDMA_WHY_WINDOW);
     }
     if (COLL_RDMA_ALG_AUTO == alg) {
@@ -314,7 +340,7 @@ static int alltoall_as(const coll_rdma_config_t *cfg, int alg, int comm_size, si
          * 4, 8 and 16 ranks (docs/tuning.md), MPICH's 256-byte rule included */
         alg = COLL_RDMA_ALG_DIRECT;
     }
-    if (block_bytes > coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_ALLTOALL, alg)) {
+    if (f->bytes > coll_rdma_window_block_cap(cfg, f->comm_size, COLL_RDMA_ALLTOALL, alg)) {
         return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
     return alg;
@@ -323,18 +349,16 @@ static int alltoall_as(const coll_rdma_config_t *cfg, int alg, int comm_size, si
 int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
                               bool all_direct, int *why)
 {
-    int alg = asked(cfg, COLL_RDMA_ALLTOALL, comm_size, block_bytes);
-    int decided = alltoall_as(cfg, alg, comm_size, block_bytes, all_direct, why);
+    call_facts_t f = {.comm_size = comm_size, .bytes = block_bytes, .all_direct = all_direct};
 
-    return rule_gives_way(cfg, COLL_RDMA_ALLTOALL, alg, decided, why)
-               ? alltoall_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, block_bytes, all_direct, why)
-               : decided;
+    return decide(cfg, COLL_RDMA_ALLTOALL, alltoall_as, &f, why);
 }
 
-static int reduce_as(const coll_rdma_config_t *cfg, int alg, int comm_size, size_t bytes,
-                     bool reducible_type, bool reducible_op, bool all_direct,
-                     bool fallback_wrong, bool *rescued, int *why)
+static int reduce_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *f, int *why)
 {
+    int comm_size = f->comm_size;
+    size_t bytes = f->bytes;
+    bool *rescued = f->rescued;
     size_t cap = coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_REDUCE,
                                             COLL_RDMA_ALG_KNOMIAL);
 
@@ -342,15 +366,15 @@ static int reduce_as(const coll_rdma_config_t *cfg, int alg, int comm_size, size
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
-    if (!reducible_type) {
+    if (!f->reducible_type) {
         return fallback(why, COLL_RDMA_WHY_DATATYPE);
     }
-    if (!reducible_op) {
+    if (!f->reducible_op) {
         return fallback(why, COLL_RDMA_WHY_OP);
     }
     if (COLL_RDMA_ALG_RSAG == alg) {
         /* window memory is per segment: reduce_max_bytes alone limits it */
-        if (!all_direct) {
+        if (!f->all_direct) {
             return fallback(why, COLL_RDMA_WHY_WINDOW);
         }
         return bytes > cfg->reduce_max_bytes || bytes > INT32_MAX
@@ -361,7 +385,7 @@ static int reduce_as(const coll_rdma_config_t *cfg, int alg, int comm_size, size
         /* as for allreduce: served in chunks of at most cap bytes (the
          * caller's loop) where the fallback would be wrong; a chunk holds at
          * least one element of every type the self-test can mark (<= 8 bytes) */
-        if (!fallback_wrong || cap < 8 || bytes > INT32_MAX) {
+        if (!f->fallback_wrong || cap < 8 || bytes > INT32_MAX) {
             return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
         }
         *rescued = true;
@@ -373,15 +397,9 @@ int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t
                             bool reducible_type, bool reducible_op, bool all_direct,
                             bool fallback_wrong, bool *rescued, int *why)
 {
-    int alg = asked(cfg, COLL_RDMA_REDUCE, comm_size, bytes), decided;
+    call_facts_t f = {.comm_size = comm_size, .bytes = bytes, .all_direct = all_direct,
+                      .reducible_type = reducible_type, .reducible_op = reducible_op,
+                      .fallback_wrong = fallback_wrong, .rescued = rescued};
 
-    if (alg != cfg->alg[COLL_RDMA_REDUCE] && fallback_wrong && COLL_RDMA_ALG_FALLBACK == alg) {
-        alg = COLL_RDMA_ALG_AUTO; /* a rule does not hand on what Open MPI reduces wrongly */
-    }
-    decided = reduce_as(cfg, alg, comm_size, bytes, reducible_type, reducible_op, all_direct,
-                        fallback_wrong, rescued, why);
-    return rule_gives_way(cfg, COLL_RDMA_REDUCE, alg, decided, why)
-               ? reduce_as(cfg, COLL_RDMA_ALG_AUTO, comm_size, bytes, reducible_type,
-                           reducible_op, all_direct, fallback_wrong, rescued, why)
-               : decided;
+    return decide(cfg, COLL_RDMA_REDUCE, reduce_as, &f, why);
 }
