@@ -64,6 +64,8 @@ enum coll_rdma_alg {
     COLL_RDMA_ALG_RSAG = 10,    /* allreduce: reduce-scatter then allgather by reading (one node) */
     COLL_RDMA_ALG_SSP = 11,     /* allreduce with bounded staleness: never a parameter value, only
                                  * where a communicator asked for it (coll_rdma_ssp.c) */
+    COLL_RDMA_ALG_HIER = 12,    /* two levels: by reading inside a node, among the nodes' leaders
+                                 * across nodes (coll_rdma_hier.c) */
     COLL_RDMA_NALGS
 };
 
@@ -122,6 +124,8 @@ typedef struct coll_rdma_config {
     int reduce_radix;           /* k of the k-nomial reduce tree */
     size_t reduce_max_bytes;
     uint64_t debug_seq_start;   /* first sequence number of every collective (tests the wrap) */
+    int debug_node_ranks;       /* > 0: nodes of this many consecutive ranks at most; < 0: -N
+                                 * nodes, rank i on node i mod N; 0: the windows mapped */
     /* auto's rules from coll_rdma_tuning_file (NULL: the built-in table) and
      * their hash (0: none), which every rank must share */
     const struct coll_rdma_rules *rules;
@@ -305,7 +309,7 @@ mca_coll_rdma_module_t *coll_rdma_entry_module(struct ompi_communicator_t *comm)
  * enum coll_rdma_reason.
  */
 int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool all_direct,
-                             int *why);
+                             int nnodes, int *why);
 /*
  * bytes: count x the type size (the signature's bytes; packed where the
  * layout is not contiguous); all_direct: every rank maps every peer's window
@@ -318,6 +322,10 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
  * type; reducible_op: coll_rdma_op_supported(op, that type);
  * order_independent: coll_rdma_op_order_independent(op, that type);
  * all_direct: every rank maps every peer's window (agreed at set-up);
+ * nnodes: the nodes of the window's node map, 0 where there is none (the
+ * two-level algorithms need one: coll_rdma_window_set_nodes(); auto takes
+ * them, for barrier too, where windows are reached by puts and fewer nodes
+ * than ranks);
  * fallback_wrong: Open MPI's own reduction of (op, type) is wrong on some
  * rank (agreed at set-up): then a call that no configured algorithm serves at
  * its size, or that a forced algorithm cannot serve, takes the segmented ring
@@ -329,7 +337,8 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
  */
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                                bool reducible_type, bool reducible_op, bool order_independent,
-                               bool all_direct, bool fallback_wrong, bool *rescued, int *why);
+                               bool all_direct, int nnodes, bool fallback_wrong, bool *rescued,
+                               int *why);
 /*
  * block_bytes: one rank's block (allgather) or one destination's block
  * (alltoall), from the receive arguments, which MPI requires to have the

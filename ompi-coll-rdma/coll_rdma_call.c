@@ -25,6 +25,7 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
     const coll_rdma_config_t *cfg = m->cfg;
     int size = ompi_comm_size(comm);
     size_t bytes = coll_rdma_call_bytes(c);
+    int nnodes;
     bool direct, supported, wrong, reduction = COLL_RDMA_REDUCE == c->coll
                                                  || COLL_RDMA_ALLREDUCE == c->coll;
 
@@ -33,9 +34,10 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
         return COLL_RDMA_ALG_FALLBACK;
     }
     direct = m->window->all_direct;
+    nnodes = m->window->nodes ? m->window->nnodes : 0;
     switch (c->coll) {
     case COLL_RDMA_BARRIER:
-        return coll_rdma_decide_barrier(cfg, size, direct, why);
+        return coll_rdma_decide_barrier(cfg, size, direct, nnodes, why);
     case COLL_RDMA_BCAST:
         return coll_rdma_decide_bcast(cfg, size, bytes, direct, why);
     case COLL_RDMA_ALLGATHER:
@@ -54,7 +56,7 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
     }
     return coll_rdma_decide_allreduce(cfg, size, bytes, NULL != c->elem, supported,
                                       supported && coll_rdma_op_order_independent(c->op, c->elem),
-                                      direct, wrong, &c->rescued, why);
+                                      direct, nnodes, wrong, &c->rescued, why);
 }
 
 /*
@@ -211,6 +213,8 @@ int coll_rdma_call_prepare(coll_rdma_op_t *op, const coll_rdma_call_t *c,
     op->dtype = c->elem;
     op->count = c->nelem;
     op->op = c->op;
+    op->order_independent = NULL != c->elem && NULL != c->op
+                            && coll_rdma_op_order_independent(c->op, c->elem);
     op->root = c->root;
     op->bytes = bytes;
     op->unpack_bytes = 0;

@@ -57,19 +57,20 @@ static const char *const coll_names[COLL_RDMA_NCOLLS] = {"barrier",   "bcast",  
                                                          "allgather", "alltoall", "reduce"};
 static const char *const alg_names[COLL_RDMA_NALGS] = {
     "auto", "fallback", "nway", "knomial", "ktree", "pairwise", "bruck", "ring", "direct", "read",
-    "rsag", "ssp"};
+    "rsag", "ssp", "hier"};
 static const char *const reason_names[COLL_RDMA_NREASONS] = {
     "forced", "too_large", "datatype", "op", "window", "warmup", "rule"};
 
 /* The algorithms of each collective besides auto and fallback, as its
  * *_algorithm parameter and the tuning rules name them (ending in AUTO). */
 static const int barrier_algs[] = {COLL_RDMA_ALG_NWAY, COLL_RDMA_ALG_PAIRWISE, COLL_RDMA_ALG_READ,
-                                   COLL_RDMA_ALG_AUTO};
+                                   COLL_RDMA_ALG_HIER, COLL_RDMA_ALG_AUTO};
 static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_READ, COLL_RDMA_ALG_AUTO};
 static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE,
                                      COLL_RDMA_ALG_NWAY,  COLL_RDMA_ALG_BRUCK,
                                      COLL_RDMA_ALG_RING,  COLL_RDMA_ALG_READ,
-                                     COLL_RDMA_ALG_RSAG,  COLL_RDMA_ALG_AUTO};
+                                     COLL_RDMA_ALG_RSAG,  COLL_RDMA_ALG_HIER,
+                                     COLL_RDMA_ALG_AUTO};
 static const int allgather_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_RING, COLL_RDMA_ALG_READ,
                                      COLL_RDMA_ALG_AUTO};
 static const int alltoall_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_DIRECT, COLL_RDMA_ALG_READ,
@@ -233,9 +234,11 @@ static int rdma_register(void)
             MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5, &c->tuning_file);
     reg_alg(COLL_RDMA_BARRIER, barrier_algs,
             "MPI_Barrier algorithm: auto (read where every rank maps every window, i.e. one "
-            "node; else nway), fallback (previous component), nway (n-way dissemination), "
-            "pairwise (pairwise exchange), read (each rank writes its own word and reads "
-            "everyone's; one node only)");
+            "node; hier across nodes where some node has several ranks; else nway), fallback "
+            "(previous component), nway (n-way dissemination), pairwise (pairwise exchange), read "
+            "(each rank writes its own word and reads everyone's; one node only), hier (two "
+            "levels: each node's lowest rank reads its node's arrivals, the n-way barrier among "
+            "those leaders, the node reads its leader's release)");
     reg_int("barrier_nway_n",
             "n of the n-way dissemination barrier: signals per rank and round; ceil(log_{n+1} P) "
             "rounds",
@@ -267,7 +270,11 @@ static int rdma_register(void)
             "read (each rank reads every contribution and combines them in rank order; one node "
             "only, up to allreduce_read_max_bytes), rsag (one node: in segments, each rank "
             "reduces its 1/P share by reading it from every rank's window, then copies every "
-            "rank's reduced share; any size up to allreduce_max_bytes). nway and bruck combine in "
+            "rank's reduced share; any size up to allreduce_max_bytes), hier (two levels, up to "
+            "allreduce_short_max_bytes: each node's lowest rank folds its node's inputs by "
+            "reading, in rank order, the leaders run pairwise among themselves, or nway/bruck "
+            "for integer, logical and byte types, and the node copies the result from its "
+            "leader). nway and bruck combine in "
             "rank-dependent orders: auto uses them only for integer, logical and byte types; "
             "forced on floating-point SUM or PROD they may give results that differ in the last "
             "bits between ranks");
@@ -375,6 +382,13 @@ static int rdma_register(void)
             "1). A value near 2^64 (e.g. 18446744073709551000) makes the counters wrap after a "
             "few hundred calls, to test the wrap-safe protocol. Must be the same on every rank",
             MCA_BASE_VAR_TYPE_UINT64_T, OPAL_INFO_LVL_9, &cfg->debug_seq_start);
+    reg_int("debug_node_ranks",
+            "Debugging: split the nodes the two-level algorithms see (ranks that map each "
+            "other's windows) further: k > 0, into nodes of k consecutive ranks of the "
+            "communicator (the last one smaller); -N, into N nodes, rank i on node i mod N "
+            "(round-robin). Tests the two-level algorithms on one machine. 0 (default): the "
+            "nodes as found. Must be the same on every rank",
+            OPAL_INFO_LVL_9, &cfg->debug_node_ranks);
     return OMPI_SUCCESS;
 }
 
@@ -454,6 +468,7 @@ static int rdma_open(void)
     clamp_size("allreduce_rsag_segment_bytes", &cfg->allreduce_rsag_segment_bytes, 64);
     clamp_size("allreduce_ssp_max_bytes", &cfg->allreduce_ssp_max_bytes, 8);
     clamp("reduce_radix", &cfg->reduce_radix, 2, 64);
+    clamp("debug_node_ranks", &cfg->debug_node_ranks, -(1 << 30), 1 << 30);
     clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
     clamp("window_setup_calls", &mca_coll_rdma_component.window_setup_calls, 0, 1 << 30);
     load_rules(cfg, mca_coll_rdma_component.tuning_file);

@@ -57,6 +57,7 @@ static bool rule_gives_way(const coll_rdma_config_t *cfg, int coll, int alg, int
  * where a collective has no such fact). */
 typedef struct call_facts {
     int comm_size;
+    int nnodes; /* nodes of the window's node map (0: none; coll_rdma_window_set_nodes) */
     size_t bytes;
     bool all_direct, reducible_type, reducible_op, order_independent, fallback_wrong;
     bool *rescued; /* reductions only */
@@ -90,6 +91,16 @@ static int decide(const coll_rdma_config_t *cfg, int coll, decide_as_fn as,
                                                         : decided;
 }
 
+/*
+ * Whether auto takes the two-level algorithms: windows reached by puts, a
+ * node map, and some node of several ranks (with one rank per node the
+ * leaders are every rank: the flat algorithm without the detour).
+ */
+static bool two_level(const call_facts_t *f)
+{
+    return !f->all_direct && f->nnodes > 0 && f->nnodes < f->comm_size;
+}
+
 static int barrier_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *f, int *why)
 {
     bool all_direct = f->all_direct;
@@ -98,18 +109,20 @@ static int barrier_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
     if (COLL_RDMA_ALG_AUTO == alg) {
-        return all_direct ? COLL_RDMA_ALG_READ : COLL_RDMA_ALG_NWAY;
+        return all_direct ? COLL_RDMA_ALG_READ
+               : two_level(f) ? COLL_RDMA_ALG_HIER
+                              : COLL_RDMA_ALG_NWAY;
     }
-    if (COLL_RDMA_ALG_READ == alg && !all_direct) {
+    if ((COLL_RDMA_ALG_READ == alg && !all_direct) || (COLL_RDMA_ALG_HIER == alg && 0 == f->nnodes)) {
         return fallback(why, COLL_RDMA_WHY_WINDOW);
     }
     return alg;
 }
 
 int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool all_direct,
-                             int *why)
+                             int nnodes, int *why)
 {
-    call_facts_t f = {.comm_size = comm_size, .all_direct = all_direct};
+    call_facts_t f = {.comm_size = comm_size, .all_direct = all_direct, .nnodes = nnodes};
 
     return decide(cfg, COLL_RDMA_BARRIER, barrier_as, &f, why);
 }
@@ -190,6 +203,9 @@ static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_fa
     if (COLL_RDMA_ALG_RING == forced) {
         return COLL_RDMA_ALG_RING; /* any size: window memory is per segment */
     }
+    if (COLL_RDMA_ALG_HIER == forced && 0 == f->nnodes) {
+        return fallback(why, COLL_RDMA_WHY_WINDOW);
+    }
     if (COLL_RDMA_ALG_RSAG == forced) {
         /* any size: window memory is per segment */
         return all_direct ? COLL_RDMA_ALG_RSAG : fallback(why, COLL_RDMA_WHY_WINDOW);
@@ -218,6 +234,10 @@ static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_fa
     }
     if (COLL_RDMA_ALG_AUTO != forced) {
         return forced; /* forced nway and bruck even where the order shows */
+    }
+    /* across nodes, only the leaders send over the network */
+    if (two_level(f)) {
+        return COLL_RDMA_ALG_HIER;
     }
     /* read combines P - 1 contributions per rank: at 2 and 4 ranks pairwise's
      * exchanges are as fast or faster (8 B: 0.40 against 0.46 us at 2 ranks,
@@ -261,9 +281,11 @@ static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_fa
 
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                                bool reducible_type, bool reducible_op, bool order_independent,
-                               bool all_direct, bool fallback_wrong, bool *rescued, int *why)
+                               bool all_direct, int nnodes, bool fallback_wrong, bool *rescued,
+                               int *why)
 {
-    call_facts_t f = {.comm_size = comm_size, .bytes = bytes, .all_direct = all_direct,
+    call_facts_t f = {.comm_size = comm_size, .nnodes = nnodes, .bytes = bytes,
+                      .all_direct = all_direct,
                       .reducible_type = reducible_type, .reducible_op = reducible_op,
                       .order_independent = order_independent, .fallback_wrong = fallback_wrong};
     int decided;

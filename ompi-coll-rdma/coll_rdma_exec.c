@@ -29,6 +29,7 @@ void coll_rdma_op_init(coll_rdma_op_t *op, mca_coll_rdma_module_t *module,
     op->rbuf = NULL;
     op->dtype = NULL;
     op->op = NULL;
+    op->order_independent = false;
     op->pending = op->pending_inline;
     op->flush_request = NULL;
     op->tmp = NULL;

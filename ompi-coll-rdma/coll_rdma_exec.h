@@ -37,6 +37,7 @@ struct coll_rdma_op {
     void *rbuf;
     ompi_datatype_t *dtype;        /* REDUCE, FOLD_ALL: a predefined type */
     ompi_op_t *op;
+    bool order_independent;        /* the (op, dtype) pair gives the same bits in every order */
     size_t count;                  /* elements of dtype (reductions) */
     size_t bytes;                  /* payload bytes (bcast, reductions) or one block (allgather,
                                     * alltoall) */
@@ -75,6 +76,31 @@ struct coll_rdma_op {
     bool done;
     int status;                    /* OMPI_SUCCESS or the error that ended the program */
 };
+
+/*
+ * The ranks an algorithm runs among: member i is communicator rank ranks[i]
+ * (ranks NULL: the whole communicator, member i is rank i); this rank is
+ * member `rank` of `size`.  The flat plans run among the whole communicator;
+ * the two-level plans (coll_rdma_hier.c) run the same schedules among the
+ * nodes' leaders.
+ */
+typedef struct coll_rdma_group {
+    int size;
+    int rank;
+    const int *ranks;
+} coll_rdma_group_t;
+
+/** The communicator rank of member i of g. */
+static inline int coll_rdma_group_peer(const coll_rdma_group_t *g, int i)
+{
+    return NULL == g->ranks ? i : g->ranks[i];
+}
+
+/** The whole communicator of `win` as a group. */
+static inline coll_rdma_group_t coll_rdma_group_all(const coll_rdma_window_t *win)
+{
+    return (coll_rdma_group_t){win->comm_size, win->rank, NULL};
+}
 
 /** Mark a nonblocking or persistent request complete (coll_rdma_request.c). */
 void coll_rdma_request_complete(struct coll_rdma_request *req);
@@ -269,6 +295,48 @@ int coll_rdma_alltoall_direct_plan(coll_rdma_op_t *op);
  * (op->sbuf == op->rbuf there is in place).  Slots are reused under credits.
  */
 int coll_rdma_reduce_knomial_plan(coll_rdma_op_t *op);
+
+/*
+ * The flat schedules among the members of a group (the plans above are these
+ * among the whole communicator): the n-way barrier, its flag (round, j) at
+ * flags + coll_rdma_nway_slot(n, round, j) lines; the pairwise, adapted
+ * n-way and Bruck allreduce, whose input is op->sbuf, or op->rbuf where
+ * in_rbuf (the two-level plans' node results; an in-place call).  Slots as
+ * for the whole communicator: a group is never larger.  The n-way allreduce
+ * returns OMPI_ERR_NOT_SUPPORTED where (n, g->size) is not adaptable.
+ */
+int coll_rdma_barrier_nway_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, size_t flags);
+int coll_rdma_allreduce_pairwise_group(coll_rdma_op_t *op, const coll_rdma_group_t *g,
+                                       bool in_rbuf);
+int coll_rdma_allreduce_nway_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, bool in_rbuf);
+int coll_rdma_allreduce_bruck_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, bool in_rbuf);
+
+/**
+ * MPI_Barrier in two levels (coll/han's hierarchy, in End's notified-read
+ * form inside a node, seed 002 chapter 6): every rank of a node writes its
+ * arrival word into its own window; the node's leader (its lowest rank)
+ * reads them all, runs the n-way dissemination barrier (seed 002 section
+ * 2.8; n = cfg->barrier_nway_n) among the leaders only, then writes its
+ * release word, which the node's ranks read.  Needs the node map of the
+ * window (win->nodes: every rank maps the windows of its node); across nodes
+ * only leaders communicate: ceil(log_{n+1} nodes) rounds instead of
+ * ceil(log_{n+1} P).
+ */
+int coll_rdma_barrier_hier_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Allreduce in two levels: each non-leader posts its input (op->count
+ * elements of predefined op->dtype, commutative predefined op->op, op->bytes
+ * <= cfg->allreduce_short_max_bytes) into its own window; the leader folds
+ * the node's inputs by reading, in rank order (c[last] op (... op c[leader])),
+ * runs a flat allreduce of that among the leaders (pairwise exchange, or,
+ * where op->order_independent, the adapted n-way dissemination of seed 002
+ * section 2.9 or Bruck's where (n, nodes) is not adaptable), and posts the
+ * result into its window, which the node's ranks copy out.  With pairwise
+ * among the leaders every rank gets the same bits for every (op, type).
+ * op->sbuf == op->rbuf is in place.  Slots and reuse: coll_rdma_window.h,
+ * "two-level".
+ */
+int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op);
 
 /** Release what the op holds (program actions on the heap, bitmaps). */
 void coll_rdma_op_fini(coll_rdma_op_t *op);

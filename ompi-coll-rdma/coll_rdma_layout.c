@@ -253,6 +253,9 @@ int coll_rdma_window_layout(coll_rdma_window_t *win, const coll_rdma_config_t *c
     win->off_read_barrier = add_region(win, &off, 1, COLL_RDMA_LINE);
     win->read_ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_read_max_bytes);
     win->off_read_ar = add_region(win, &off, 2, win->read_ar_slot_size);
+    win->off_hier_words = add_region(win, &off, 2 + coll_rdma_sched_rounds(comm_size, n + 1) * n,
+                                     COLL_RDMA_LINE);
+    win->off_hier_ar = add_region(win, &off, 2, win->ar_slot_size);
     layout_segments(win, cfg, COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_RSAG, &off, &win->rsag_allreduce);
     layout_segments(win, cfg, COLL_RDMA_REDUCE, COLL_RDMA_ALG_RSAG, &off, &win->rsag_reduce);
     layout_segments(win, cfg, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_READ, &off, &win->read_allgather);

@@ -49,6 +49,7 @@
     X(reduce_radix, reduce_radix)                            \
     X(reduce_max_bytes, reduce_max_bytes)                    \
     X(debug_seq_start, debug_seq_start)                      \
+    X(debug_node_ranks, debug_node_ranks)                    \
     X(tuning_file, rules_hash)
 
 #define X_COUNT(name, field) +1
@@ -165,6 +166,56 @@ static bool headers_agree(const setup_header_t *headers, int size, int rank)
     return true;
 }
 
+/* What each rank says after attaching: ok (bit 0: connected; bit 1: maps
+ * every peer's window), and for the node map its leader (the lowest rank
+ * whose window it maps, itself included) and the hash of the ranks it maps. */
+typedef struct attached {
+    int64_t ok;
+    int64_t leader;
+    uint64_t map_hash;
+} attached_t;
+
+/* The node of rank i as coll_rdma_debug_node_ranks = k splits them (0: one). */
+static int debug_node(int k, int i)
+{
+    return k > 0 ? i / k : k < 0 ? i % -k : 0;
+}
+
+static void attached(const coll_rdma_window_t *win, int debug_node_ranks, bool connected,
+                     attached_t *a)
+{
+    bool *mapped = calloc(win->comm_size, sizeof(bool));
+    int node = debug_node(debug_node_ranks, win->rank);
+
+    a->ok = connected ? 1 : 0;
+    a->ok |= connected && 0 == win->nremote ? 2 : 0;
+    a->leader = win->rank;
+    a->map_hash = 0;
+    if (NULL == mapped) {
+        a->leader = -1; /* no node map anywhere */
+        return;
+    }
+    for (int i = 0; connected && i < win->comm_size; ++i) {
+        mapped[i] = i == win->rank
+                    || (NULL != win->peers[i].direct && node == debug_node(debug_node_ranks, i));
+        a->leader = mapped[i] && i < a->leader ? i : a->leader;
+    }
+    a->map_hash = coll_rdma_window_map_hash(mapped, win->comm_size);
+    free(mapped);
+}
+
+/* The node map from what every rank said (the same on every rank); leader_of
+ * and hash: comm_size entries to unpack it into. */
+static void nodes(coll_rdma_window_t *win, const attached_t *all, int64_t *leader_of,
+                  uint64_t *hash)
+{
+    for (int i = 0; i < win->comm_size; ++i) {
+        leader_of[i] = all[i].leader;
+        hash[i] = all[i].map_hash;
+    }
+    coll_rdma_window_set_nodes(win, leader_of, hash);
+}
+
 /*
  * Collective over comm: allocate this rank's window and connect to every
  * peer's.  Every step ends with an agreement, so all ranks leave with the
@@ -177,7 +228,9 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
     coll_rdma_window_t *win = NULL;
     setup_header_t mine, *headers = calloc(size, sizeof(*headers));
     int *counts = calloc(size, sizeof(int)), *displs = calloc(size, sizeof(int));
-    int64_t ok, *oks = calloc(size, sizeof(int64_t));
+    attached_t ok, *oks = calloc(size, sizeof(attached_t));
+    int64_t *leader_of = calloc(size, sizeof(int64_t));
+    uint64_t *map_hash = calloc(size, sizeof(uint64_t));
     char *blobs = NULL, *blob = NULL;
     size_t total = 0;
     bool agreed = false;
@@ -188,7 +241,8 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
      * last: the other regions lie alike whatever ranks asked) */
     mine.staleness = staleness_asked(comm);
     cfg->allreduce_staleness = mine.staleness > 0 ? (int) mine.staleness : 0;
-    if (NULL == headers || NULL == counts || NULL == displs || NULL == oks) {
+    if (NULL == headers || NULL == counts || NULL == displs || NULL == oks || NULL == leader_of
+        || NULL == map_hash) {
         /* cannot even take part in the agreement: the job cannot go on */
         rc = OMPI_ERR_OUT_OF_RESOURCE;
         goto out;
@@ -247,9 +301,7 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
         if (OMPI_SUCCESS != rc) {
             goto out;
         }
-        /* bit 0: connected; bit 1: maps every peer's window */
-        ok = OMPI_SUCCESS == coll_rdma_window_attach(win, comm, blobs, displs);
-        ok |= ok && 0 == win->nremote ? 2 : 0;
+        attached(win, cfg->debug_node_ranks, OMPI_SUCCESS == coll_rdma_window_attach(win, comm, blobs, displs), &ok);
         /* a peer that failed to connect must not be written to by others */
         rc = exchange(m, comm, &ok, oks, sizeof(ok));
         if (OMPI_SUCCESS != rc) {
@@ -258,8 +310,11 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
         agreed = true;
         win->all_direct = true;
         for (int i = 0; i < size; ++i) {
-            agreed = agreed && (oks[i] & 1);
-            win->all_direct = win->all_direct && (oks[i] & 2);
+            agreed = agreed && (oks[i].ok & 1);
+            win->all_direct = win->all_direct && (oks[i].ok & 2);
+        }
+        if (agreed) {
+            nodes(win, oks, leader_of, map_hash);
         }
     }
 out:
@@ -286,6 +341,8 @@ out:
     free(counts);
     free(displs);
     free(oks);
+    free(leader_of);
+    free(map_hash);
     free(blobs);
     free(blob);
     return rc;

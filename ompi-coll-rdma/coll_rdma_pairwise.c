@@ -9,11 +9,12 @@
 #include "coll_rdma_exec.h"
 #include "coll_rdma_sched.h"
 
-int coll_rdma_allreduce_pairwise_plan(coll_rdma_op_t *op)
+int coll_rdma_allreduce_pairwise_group(coll_rdma_op_t *op, const coll_rdma_group_t *g,
+                                       bool in_rbuf)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
-    int size = win->comm_size, rank = win->rank;
+    int size = g->size, rank = g->rank;
     int steps = coll_rdma_pairwise_steps(size);
     int fold = coll_rdma_pairwise_fold_partner(rank, size);
     size_t bytes = op->bytes;
@@ -21,12 +22,12 @@ int coll_rdma_allreduce_pairwise_plan(coll_rdma_op_t *op)
     coll_rdma_slot_t fold_slot = coll_rdma_slot_fixed(coll_rdma_pw_slot(win, COLL_RDMA_PW_FOLD));
     coll_rdma_slot_t back_slot = coll_rdma_slot_fixed(coll_rdma_pw_slot(win, COLL_RDMA_PW_BACK));
 
-    if (op->sbuf != op->rbuf) {
+    if (!in_rbuf) {
         coll_rdma_prog_copy(p, coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0), rbuf, bytes, 0);
     }
     if (fold >= 0 && fold < rank) {
         /* folded rank: hand the data in, take the result back */
-        coll_rdma_prog_post(p, 0, fold, fold_slot, rbuf, bytes);
+        coll_rdma_prog_post(p, 0, coll_rdma_group_peer(g, fold), fold_slot, rbuf, bytes);
         coll_rdma_prog_flush(p);
         coll_rdma_prog_wait(p, 0, back_slot);
         coll_rdma_prog_copy(p, coll_rdma_buf_slot(back_slot, -1, 0), rbuf, bytes, 0);
@@ -43,7 +44,7 @@ int coll_rdma_allreduce_pairwise_plan(coll_rdma_op_t *op)
                                                win->ar_slot_size, 2);
         coll_rdma_buf_t theirs = coll_rdma_buf_slot(slot, -1, 0);
 
-        coll_rdma_prog_post(p, 0, partner, slot, rbuf, bytes);
+        coll_rdma_prog_post(p, 0, coll_rdma_group_peer(g, partner), slot, rbuf, bytes);
         coll_rdma_prog_flush(p); /* rbuf changes below */
         coll_rdma_prog_wait(p, 0, slot);
         /* both partners compute lower op higher with the same operands */
@@ -55,10 +56,17 @@ int coll_rdma_allreduce_pairwise_plan(coll_rdma_op_t *op)
         }
     }
     if (fold > rank) {
-        coll_rdma_prog_post(p, 0, fold, back_slot, rbuf, bytes);
+        coll_rdma_prog_post(p, 0, coll_rdma_group_peer(g, fold), back_slot, rbuf, bytes);
     }
     coll_rdma_prog_flush(p);
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+int coll_rdma_allreduce_pairwise_plan(coll_rdma_op_t *op)
+{
+    coll_rdma_group_t all = coll_rdma_group_all(op->win);
+
+    return coll_rdma_allreduce_pairwise_group(op, &all, op->sbuf == op->rbuf);
 }
 
 int coll_rdma_barrier_pairwise_plan(coll_rdma_op_t *op)

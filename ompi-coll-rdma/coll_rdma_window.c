@@ -81,6 +81,8 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t
     win->peers = calloc(comm_size, sizeof(*win->peers));
     win->credit = calloc(comm_size, sizeof(*win->credit));
     win->reduce_credit = calloc(comm_size, sizeof(*win->reduce_credit));
+    win->leaders = malloc(comm_size * sizeof(int));
+    win->local = malloc(comm_size * sizeof(int));
     win->scratch = malloc(win->scratch_size > 0 ? win->scratch_size : 1);
     if (NULL != win->peers && NULL != win->credit && NULL != win->reduce_credit
         && NULL != win->scratch && layout_ok) {
@@ -180,6 +182,8 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     free(win->credit);
     free(win->reduce_credit);
     free(win->scratch);
+    free(win->leaders);
+    free(win->local);
     free(win);
 }
 

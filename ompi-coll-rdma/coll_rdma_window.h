@@ -120,6 +120,23 @@
  *                    m - slots was consumed.
  *   ring ack         one line, written only by the right neighbour: how many
  *                    ring messages from us it has consumed.
+ *   two-level        (coll_rdma_hier.c) two words, the leaders' barrier flags (as
+ *                    the barrier flags above), then two slots of ar_slot_size:
+ *                    the arrival word (this rank reached the barrier; read by its
+ *                    node's leader) and the release word (a leader's: its node may
+ *                    leave; read by the node's ranks), which only grow; the input slot
+ *                    (a non-leader's allreduce input, read by its leader) and the
+ *                    result slot (a leader's node result, read by its node's ranks).
+ *                    Each is written only by its own rank, into its own window.  One
+ *                    slot each, no parity, because the leader's progress gates the
+ *                    node's: a non-leader writes its input of instance s + 1 only
+ *                    after it finished s, which needed the leader's result of s,
+ *                    posted after the leader read every input of s; a leader writes
+ *                    its result of s + 1 only after it read every input of s + 1,
+ *                    posted after each rank copied the result of s out.  Any
+ *                    allreduce in between keeps this (every output depends on every
+ *                    input).  The plan simulator agrees (a slot per parity is not
+ *                    needed; removing a wait fails)
  *   ssp ring         only where the communicator asked for staleness S >= 1
  *                    (the last region, so the others lie alike on every rank
  *                    even when ranks asked differently): 2S + 2 slots of
@@ -154,7 +171,7 @@ typedef struct coll_rdma_peer {
     char *direct;                  /* the peer's window mapped here, or NULL */
 } coll_rdma_peer_t;
 
-#define COLL_RDMA_MAX_REGIONS 32
+#define COLL_RDMA_MAX_REGIONS 40
 
 /*
  * `nslots` slots from `off`, each starting with a sequence word: slot s at
@@ -188,6 +205,15 @@ typedef struct coll_rdma_window {
     coll_rdma_peer_t *peers; /* comm_size entries */
     int nremote;             /* peers reached by RMA puts rather than stores */
     bool all_direct;         /* every rank maps every peer's window (agreed at set-up) */
+    /* the node map (coll_rdma_window_set_nodes): ranks that map each other's
+     * windows form a node, led by its lowest rank; agreed at set-up */
+    bool nodes;              /* the map holds: every rank maps the windows of its node */
+    int nnodes;
+    int *leaders;            /* nnodes (of comm_size) entries: each node's leader, ascending */
+    int node;                /* this rank's node: an index into leaders */
+    int nlocal;
+    int *local;              /* nlocal (of comm_size) entries: this rank's node, ascending */
+    int local_rank;          /* this rank's index in local (0: the leader) */
     bool dirty;              /* puts issued since the last flush */
     int poll_spins;          /* polls between two opal_progress() calls (set by the module) */
     uint64_t fetched;        /* put path: a peer's word being read (credit_test) */
@@ -215,6 +241,8 @@ typedef struct coll_rdma_window {
     coll_rdma_rsag_region_t rsag_reduce;    /* the same for reduce (its own instances) */
     coll_rdma_rsag_region_t read_allgather; /* the read allgather's slots (done lines unused) */
     coll_rdma_rsag_region_t read_alltoall;  /* the read alltoall's slots (done lines unused) */
+    size_t off_hier_words;   /* two-level: arrival and release words */
+    size_t off_hier_ar;      /* two-level: the input slot, then the result slot */
     size_t off_ssp;          /* ssp ring: ssp_slots slots of ssp_slot_size (none: 0 slots) */
     size_t ssp_slot_size;
     int ssp_slots;
@@ -324,6 +352,26 @@ void coll_rdma_window_pack(const coll_rdma_window_t *win, void *blob);
  */
 int coll_rdma_window_attach(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
                             const char *blobs, const int *displs);
+
+/**
+ * Set the node map of `win` from leader_of[i], the leader (lowest rank of
+ * its node) each of the win->comm_size ranks reported, and map_hash[i], a
+ * hash of the set of ranks rank i maps (itself included): nodes, nnodes,
+ * leaders, node, nlocal, local, local_rank, into win->leaders and win->local
+ * (comm_size entries each, allocated with the window).  win->nodes is true
+ * when every rank maps every rank of its node: the ranks of a node all report
+ * the map hash of their leader, who leads itself (any rank, e.g. a leader of
+ * -1, can veto the map).  Every rank computes the same from the same arrays;
+ * nothing can fail.  Pure (no UCX, no MPI: coll_rdma_hier.c).
+ */
+void coll_rdma_window_set_nodes(coll_rdma_window_t *win, const int64_t *leader_of,
+                                const uint64_t *map_hash);
+
+/**
+ * A hash of the set of ranks whose flags are set in mapped[0 .. size-1]
+ * (64-bit FNV-1a over the ascending ranks): equal sets give equal hashes.
+ */
+uint64_t coll_rdma_window_map_hash(const bool *mapped, int size);
 
 /** Release the window, its rkeys and its memory. */
 void coll_rdma_window_free(coll_rdma_window_t *win);

@@ -52,6 +52,9 @@
 #                             picks, nway for floats, the put path, forced
 #                             parameter over rules, rules that differ between
 #                             ranks, a malformed and a missing file
+#   {barrier,allreduce}-hier-npN, allreduce-hier-nodesK-np7, hier-{mix,stress,put-path}-*
+#                             the two-level algorithms on nodes made up by
+#                             coll_rdma_debug_node_ranks (tests/mpi/cases_two_level.sh)
 #   layout-{bcast,allgather,alltoall,allreduce,reduce}-ALG-np{2,4},
 #                             layout-fallback-forced-np{2,4}   ranks pass
 #                             different datatypes of one signature (the hang
@@ -623,6 +626,7 @@ NBC_SETS=(
     "bruck:$ar bruck:allreduce:bruck"
     "ring:$ar ring --mca coll_rdma_allreduce_ring_segment_bytes 4096:allreduce:ring"
     "rsag:$ar rsag --mca coll_rdma_reduce_algorithm rsag --mca coll_rdma_allgather_algorithm read --mca coll_rdma_alltoall_algorithm read --mca coll_rdma_allreduce_rsag_segment_bytes 4096:allreduce:rsag reduce:rsag allgather:read alltoall:read"
+    "hier:--mca coll_rdma_barrier_algorithm hier $ar hier --mca coll_rdma_debug_node_ranks -2:barrier:hier allreduce:hier"
 )
 for np in $ALL_NP; do
     for set in "${NBC_SETS[@]}"; do
@@ -743,5 +747,8 @@ case_ "rules-malformed-np3" 3 avx-off "--mca coll_rdma_tuning_file $RULES/malfor
     "$SERVED_ALL says:error:.coll_rdma_tuning_file.*line.3:.'rign'.is.not.an.algorithm.of.allreduce"
 case_ "rules-missing-np2" 2 avx-off "--mca coll_rdma_tuning_file $RULES/none" \
     "--only barrier,bcast --iters 1 --light" "served:barrier:read served:bcast:read says:cannot.open.it"
+
+# 12. two-level barrier and allreduce
+. "$RDMA_REPO_ROOT/tests/mpi/cases_two_level.sh"
 
 rdma_finish

@@ -84,6 +84,7 @@ static void build_op(sim_t *S, int q, int i)
     op->count = c->count;
     op->bytes = c->bytes;
     op->root = c->root;
+    op->order_independent = c->order_independent;
     op->pending = op->pending_inline;
     coll_rdma_prog_init(&op->prog);
     switch (c->coll) {
@@ -131,13 +132,53 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/*
+ * The node map of every window, as the component's set-up makes it: each
+ * rank reports the lowest rank it maps and the hash of the ranks it maps;
+ * with nodes, mapping is symmetric inside a node (node_of, made while the
+ * ranks were built: the lower half of each rank's row was set then).
+ */
+static void node_map(sim_t *S, const int *node_of)
+{
+    int P = S->P;
+    int64_t *leader_of = xcalloc(S, P, sizeof(int64_t));
+    uint64_t *hash = xcalloc(S, P, sizeof(uint64_t));
+
+    for (int q = 0; q < P && S->sc->nodes > 0 && !S->sc->all_direct; ++q) {
+        for (int t = q + 1; t < P; ++t) {
+            S->r[q].direct[t] = node_of[t] == node_of[q];
+        }
+    }
+    for (int q = 0; q < P; ++q) {
+        leader_of[q] = q;
+        for (int t = q - 1; t >= 0; --t) {
+            leader_of[q] = S->r[q].direct[t] ? t : leader_of[q];
+        }
+        hash[q] = coll_rdma_window_map_hash(S->r[q].direct, P);
+    }
+    for (int q = 0; q < P; ++q) {
+        S->r[q].win.leaders = xcalloc(S, P, sizeof(int));
+        S->r[q].win.local = xcalloc(S, P, sizeof(int));
+        coll_rdma_window_set_nodes(&S->r[q].win, leader_of, hash);
+    }
+    free(leader_of);
+    free(hash);
+    for (int q = 0; q < P; ++q) {
+        if (S->sc->nodes > 0 && !S->r[q].win.nodes) {
+            fail(S, "rank %d has no node map", q);
+        }
+    }
+}
+
 static void build(sim_t *S)
 {
     const sim_scenario_t *sc = S->sc;
     int P = sc->P;
     uint64_t cseq[COLL_RDMA_NCOLLS];
+    int *node_of;
 
     S->r = xcalloc(S, P, sizeof(srank_t));
+    node_of = xcalloc(S, P, sizeof(int));
     for (int q = 0; q < P; ++q) {
         srank_t *R = &S->r[q];
         coll_rdma_window_t *w = &R->win;
@@ -161,12 +202,18 @@ static void build(sim_t *S)
         }
         R->pending = xcalloc(S, P, sizeof(bool));
         R->direct = xcalloc(S, P, sizeof(bool));
-        for (int t = 0; t < P; ++t) {
+        node_of[q] = sc->nodes > 0 ? (int) (rnd(S) % (uint64_t) sc->nodes) : 0;
+        for (int t = 0; t < P && sc->nodes > 0 && !sc->all_direct; ++t) {
+            R->direct[t] = t < q ? node_of[t] == node_of[q] : t == q;
+        }
+        for (int t = 0; t < P && (0 == sc->nodes || sc->all_direct); ++t) {
             R->direct[t] = sc->all_direct || t == q || 0 == (rnd(S) & 1);
         }
         R->weight = weight(S);
         R->blocked = UINT64_MAX; /* not blocked yet */
     }
+    node_map(S, node_of);
+    free(node_of);
     /* every slot's word: the regions of rank 0 (the same geometry everywhere) */
     for (int g = 0; g < S->r[0].win.nregions; ++g) {
         S->nwords += S->r[0].win.regions[g].nslots;
@@ -325,6 +372,8 @@ static void cleanup(sim_t *S)
     for (int q = 0; NULL != S->r && q < S->P; ++q) {
         free(S->r[q].win.base);
         free(S->r[q].win.scratch);
+        free(S->r[q].win.leaders);
+        free(S->r[q].win.local);
         free(S->r[q].pending);
         free(S->r[q].direct);
     }

@@ -27,6 +27,7 @@ typedef struct sim_call {
     size_t bytes;  /* op->bytes: the message (bcast, reductions) or one block */
     int root;
     bool in_place; /* MPI_IN_PLACE (reduce: at the root) */
+    bool order_independent; /* reductions: the op gives the same bits in every order */
     int replay_of; /* >= 0: a persistent restart of that earlier call: its
                     * programs and buffers, new contents */
 } sim_call_t;
@@ -36,6 +37,9 @@ typedef struct sim_scenario {
     uint64_t seed;   /* the schedule's random stream */
     bool all_direct; /* every window mapped (posts land at once); otherwise each
                       * pair of ranks is mapped or uses the put path at random */
+    int nodes;       /* > 0 (and not all_direct): the ranks form this many nodes at random
+                      * (some maybe empty), mapped inside a node only, and the windows
+                      * get the node map the two-level plans use */
     coll_rdma_config_t cfg;
     int ncalls;      /* calls every rank makes, in this order */
     sim_call_t calls[SIM_MAX_CALLS];

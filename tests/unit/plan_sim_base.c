@@ -14,7 +14,7 @@ const char *const coll_names[] = {"barrier",   "bcast",    "allreduce",
                                          "allgather", "alltoall", "reduce"};
 const char *const alg_names[] = {"auto", "fallback", "nway",   "knomial", "ktree",
                                         "pairwise", "bruck", "ring", "direct",  "read",
-                                        "rsag"};
+                                        "rsag", "ssp", "hier"};
 
 const char *sim_coll_name(int coll)
 {

@@ -62,6 +62,9 @@ static const struct alg {
     {COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_BRUCK, false},
     {COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_DIRECT, false},
     {COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_READ, true},
+    /* two levels: need a node map (all mapped: one node; else sc->nodes) */
+    {COLL_RDMA_BARRIER, COLL_RDMA_ALG_HIER, false},
+    {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_HIER, false},
 };
 #define NALGS ((int) (sizeof(algs) / sizeof(algs[0])))
 /* families: 0 .. NALGS-1 one algorithm, then one collective each, then mixed (mapped, put path) */
@@ -157,6 +160,7 @@ static void make_call(sim_scenario_t *sc, int i, int k)
     c->alg = algs[k].alg;
     c->root = pick(P);
     c->in_place = pick(10) < 3;
+    c->order_independent = pick(2);
     c->replay_of = -1;
     /* the decision layer's substitution: nway has no plan for this (n, P) */
     if (COLL_RDMA_ALG_NWAY == c->alg && COLL_RDMA_ALLREDUCE == c->coll
@@ -216,11 +220,12 @@ static void make_call(sim_scenario_t *sc, int i, int k)
     }
 }
 
-static int random_alg(int coll, bool all_direct)
+static int random_alg(int coll, const sim_scenario_t *sc)
 {
     for (;;) {
         int k = pick(NALGS);
-        if ((coll < 0 || algs[k].coll == coll) && (all_direct || !algs[k].direct_only)) {
+        if ((coll < 0 || algs[k].coll == coll) && (sc->all_direct || !algs[k].direct_only)
+            && (sc->all_direct || sc->nodes > 0 || COLL_RDMA_ALG_HIER != algs[k].alg)) {
             return k;
         }
     }
@@ -243,25 +248,31 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
         sc->all_direct = FAM_MIX == fam;
         sc->ncalls = 10;
     }
+    /* ranks on nodes (mapped inside a node only) half the time, always for
+     * the two-level families */
+    if (!sc->all_direct && ((fam < NALGS && COLL_RDMA_ALG_HIER == algs[fam].alg) || pick(2))) {
+        sc->nodes = 1 + pick(P);
+    }
     for (int i = 0; i < sc->ncalls; ++i) {
         int k = fam < NALGS    ? fam
-                : fam < FAM_MIX ? random_alg(fam - FAM_COLL, sc->all_direct)
-                                : random_alg(-1, sc->all_direct);
+                : fam < FAM_MIX ? random_alg(fam - FAM_COLL, sc)
+                                : random_alg(-1, sc);
         make_call(sc, i, k);
     }
 }
 
 static void describe(const sim_scenario_t *sc, int fam, uint64_t seed)
 {
-    printf("  reproduce: test_plans -p %d -s %llu -f %d (%s, %s; seq_start %llu)\n", sc->P,
-           (unsigned long long) seed, fam,
+    printf("  reproduce: test_plans -p %d -s %llu -f %d (%s, %s, %d nodes; seq_start %llu)\n",
+           sc->P, (unsigned long long) seed, fam,
            fam < NALGS ? "one algorithm" : fam < FAM_MIX ? "one collective" : "mixed",
-           sc->all_direct ? "all mapped" : "put path",
+           sc->all_direct ? "all mapped" : "put path", sc->nodes,
            (unsigned long long) sc->cfg.debug_seq_start);
     for (int i = 0; i < sc->ncalls; ++i) {
         const sim_call_t *c = &sc->calls[i];
-        printf("  call %d: %s %s bytes %zu root %d%s", i, sim_coll_name(c->coll),
-               sim_alg_name(c->alg), c->bytes, c->root, c->in_place ? " in place" : "");
+        printf("  call %d: %s %s bytes %zu root %d%s%s", i, sim_coll_name(c->coll),
+               sim_alg_name(c->alg), c->bytes, c->root, c->in_place ? " in place" : "",
+               c->order_independent ? " order-independent" : "");
         if (c->replay_of >= 0) {
             printf(" (restart of call %d)", c->replay_of);
         }

@@ -1,0 +1,153 @@
+/*
+ * coll/rdma two-level family: the node map of a window, and the barrier and
+ * small allreduce in two levels (inside a node by reading, as the notified-
+ * read family of End's thesis, seed 002 chapter 6; among the nodes' leaders
+ * by the flat schedules of coll_rdma_nway.c and coll_rdma_pairwise.c, as
+ * coll/han composes its levels).  Across nodes only one rank per node
+ * communicates, so the rounds over the network are those of the number of
+ * nodes, not of ranks.  Plans (see coll_rdma_prog.h); regions and reuse in
+ * coll_rdma_window.h, "two-level".
+ */
+#include "ompi_config.h"
+
+#include "coll_rdma_exec.h"
+#include "coll_rdma_sched.h"
+
+uint64_t coll_rdma_window_map_hash(const bool *mapped, int size)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+
+    for (int i = 0; i < size; ++i) {
+        if (mapped[i]) {
+            for (int b = 0; b < 4; ++b) {
+                h = (h ^ (uint64_t) ((unsigned) i >> (8 * b) & 0xff)) * 0x100000001b3ULL;
+            }
+        }
+    }
+    return h;
+}
+
+void coll_rdma_window_set_nodes(coll_rdma_window_t *win, const int64_t *leader_of,
+                                const uint64_t *map_hash)
+{
+    int size = win->comm_size, me = win->rank;
+    int64_t mine = leader_of[me];
+    bool ok = NULL != win->leaders && NULL != win->local;
+
+    win->nodes = false;
+    win->nnodes = win->nlocal = 0;
+    for (int i = 0; ok && i < size; ++i) {
+        int64_t l = leader_of[i];
+        /* a leader leads itself and shares its node's set of mapped ranks */
+        ok = l >= 0 && l <= i && leader_of[l] == l && map_hash[i] == map_hash[l];
+    }
+    if (!ok) {
+        return; /* no map: the two-level algorithms fall back */
+    }
+    for (int i = 0; i < size; ++i) {
+        if (leader_of[i] == i) {
+            win->node = i == mine ? win->nnodes : win->node;
+            win->leaders[win->nnodes++] = i;
+        }
+        if (leader_of[i] == mine) {
+            win->local_rank = i == me ? win->nlocal : win->local_rank;
+            win->local[win->nlocal++] = i;
+        }
+    }
+    win->nodes = true;
+}
+
+/* The leaders as a group (this rank a leader). */
+static coll_rdma_group_t leaders(const coll_rdma_window_t *win)
+{
+    return (coll_rdma_group_t){win->nnodes, win->node, win->leaders};
+}
+
+int coll_rdma_barrier_hier_plan(coll_rdma_op_t *op)
+{
+    coll_rdma_window_t *win = op->win;
+    coll_rdma_prog_t *p = &op->prog;
+    coll_rdma_slot_t arrived = coll_rdma_slot_fixed(win->off_hier_words);
+    coll_rdma_slot_t release = coll_rdma_slot_fixed(win->off_hier_words + COLL_RDMA_LINE);
+    coll_rdma_buf_t none = coll_rdma_buf(COLL_RDMA_BUF_NONE, 0);
+    int leader = win->local[0];
+
+    /* words only grow: a rank already in the next barrier still reads >= seq */
+    if (win->local_rank > 0) {
+        coll_rdma_prog_post(p, 0, win->rank, arrived, none, 0);
+        coll_rdma_prog_wait_peer(p, 0, leader, release);
+        return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    }
+    for (int i = 1; i < win->nlocal; ++i) {
+        coll_rdma_prog_wait_peer(p, 0, win->local[i], arrived);
+    }
+    if (win->nnodes > 1) {
+        coll_rdma_group_t g = leaders(win);
+        /* flags of their own: a rank's flags have one writer each (words only grow) */
+        int rc = coll_rdma_barrier_nway_group(op, &g, win->off_hier_words + 2 * COLL_RDMA_LINE);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    if (win->nlocal > 1) {
+        coll_rdma_prog_post(p, 0, win->rank, release, none, 0);
+    }
+    return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+/* The leaders' allreduce of the node results in rbuf: pairwise, which gives
+ * every leader the same bits, unless the pair is order-independent: then
+ * the adapted n-way dissemination, or Bruck's where (n, nodes) is not
+ * adaptable (fewer rounds: ceil(log_{n+1} nodes) against log2). */
+static int among_leaders(coll_rdma_op_t *op)
+{
+    coll_rdma_group_t g = leaders(op->win);
+    coll_rdma_nway_plan_t plan;
+
+    if (!op->order_independent) {
+        return coll_rdma_allreduce_pairwise_group(op, &g, true);
+    }
+    if (0 == coll_rdma_nway_plan(g.size, op->cfg->allreduce_nway_n, &plan)) {
+        return coll_rdma_allreduce_nway_group(op, &g, true);
+    }
+    return coll_rdma_allreduce_bruck_group(op, &g, true);
+}
+
+int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op)
+{
+    coll_rdma_window_t *win = op->win;
+    coll_rdma_prog_t *p = &op->prog;
+    /* one slot each suffices: the leader's progress gates its node (coll_rdma_window.h) */
+    coll_rdma_slot_t input = coll_rdma_slot_fixed(win->off_hier_ar);
+    coll_rdma_slot_t result = coll_rdma_slot_fixed(win->off_hier_ar + win->ar_slot_size);
+    coll_rdma_buf_t rbuf = coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0);
+    coll_rdma_buf_t sbuf = coll_rdma_buf(op->sbuf == op->rbuf ? COLL_RDMA_BUF_RBUF
+                                                              : COLL_RDMA_BUF_SBUF, 0);
+    int leader = win->local[0];
+
+    if (win->local_rank > 0) {
+        coll_rdma_prog_post(p, 0, win->rank, input, sbuf, op->bytes);
+        coll_rdma_prog_wait_peer(p, 0, leader, result);
+        coll_rdma_prog_copy(p, coll_rdma_buf_slot(result, leader, 0), rbuf, op->bytes, 0);
+        return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    }
+    /* rbuf = c[last] op (... op (c[1] op c[leader])), ranks of the node in order */
+    if (op->sbuf != op->rbuf) {
+        coll_rdma_prog_copy(p, sbuf, rbuf, op->bytes, 0);
+    }
+    for (int i = 1; i < win->nlocal; ++i) {
+        coll_rdma_prog_wait_peer(p, 0, win->local[i], input);
+        coll_rdma_prog_reduce(p, coll_rdma_buf_slot(input, win->local[i], 0), rbuf, op->count,
+                              0);
+    }
+    if (win->nnodes > 1) {
+        int rc = among_leaders(op);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    if (win->nlocal > 1) {
+        coll_rdma_prog_post(p, 0, win->rank, result, rbuf, op->bytes);
+    }
+    return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
