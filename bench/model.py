@@ -10,8 +10,9 @@ for a rank sending s messages of b bytes and receiving r in the round, c bytes
 combined; one message alone is 2o + L + (b-1)G.  Levels: shm (inside a node)
 and net (between nodes), from bench/model_params.json.  Across nodes with more
 than one rank per node, a flat algorithm's round also needs the node's NIC for
-ppn * s messages: at least L + 2o + ppn * s * max(gnic, b G).  coll/rdma's put
-path adds one L + o per call (the flush of its last put).
+the n messages leaving the node: at least L + 2o + n * max(gnic, b G).  coll/rdma's put
+path adds one L + 2o per call (the flush of its last put waits for the ack),
+and every call its software cost (fitted from a 2-rank barrier measured here).
 
     model.py fit                      parameters fitted from the raw measurements
     model.py predict SET COLL BYTES NODES PPN
@@ -67,7 +68,7 @@ _DUMPS = {}
 def dump(alg, size, param, m, ppn=1, hier=False):
     """Rounds of `alg` over `size` ranks (nodes if hier) for a payload of m bytes.
 
-    Returns a list of (level, rep, sends, recvs, bytes, reduce_bytes).  ppn:
+    Returns a list of (level, rep, sends, recvs, bytes, reduce_bytes, node_sends).  ppn:
     ranks per node (flat: block mapping, classifies rounds; hier: node size).
     Cached; one sched_dump run serves every size of a (alg, size, param, ppn).
     """
@@ -85,14 +86,14 @@ def dump(alg, size, param, m, ppn=1, hier=False):
 
 
 def parse_dump(text):
-    """Parse sched_dump output into {m: [(level, rep, sends, recvs, bytes, red)]}."""
+    """Parse sched_dump output into {m: [(level, rep, sends, recvs, bytes, red, node_sends)]}."""
     blocks, cur = {}, None
     for line in text.splitlines():
         if line.startswith("# m="):
             cur = blocks.setdefault(int(line.split()[1][2:]), [])
         elif line.startswith("R ") and cur is not None:
             f = line.split()
-            cur.append((f[2], int(f[3]), int(f[4]), int(f[5]), int(f[6]), int(f[7])))
+            cur.append((f[2], int(f[3]), int(f[4]), int(f[5]), int(f[6]), int(f[7]), int(f[8])))
     return blocks
 
 
@@ -133,6 +134,21 @@ def fit(path, which):
     return {"L": max(one[1] - 2 * o, 0.0), "o": o, "g": vals["burst"], "G": G}
 
 
+def call_overheads(path, intra):
+    """Software cost of one call (us), coll/rdma's and coll/tuned's, from a 2-rank barrier.
+
+    A 2-rank barrier is one message each way in one round (L + 2o); what the
+    measured barrier (bench/compare.sh's table `path`: size, tuned, rdma
+    columns) takes beyond that is the call's own cost.  At least 0.
+    """
+    with open(os.path.join(SRC, path)) as f:
+        head = f.readline().split()
+        row = dict(zip(head, f.readline().split()))
+    one = {k: intra[k]["L"] + 2 * intra[k]["o"] for k in ("shm", "shm_p2p")}
+    return {"rdma": max(float(row["rdma"]) - one["shm"], 0.0),
+            "p2p": max(float(row["tuned"]) - one["shm_p2p"], 0.0)}
+
+
 def load_params(path=None):
     """Parameter sets: {name: {"shm", "shm_p2p", "net", "net_p2p", "gamma", "title", "source"}}.
 
@@ -150,6 +166,7 @@ def load_params(path=None):
 
     intra = {"shm": level(cfg["intra"]["shm"]), "shm_p2p": level(cfg["intra"]["shm_p2p"]),
              "gamma": fit(cfg["intra"]["gamma"]["measured"], "gamma")}
+    intra["call"] = call_overheads(cfg["intra"]["call"]["measured"], intra)
     sets = {"shm": dict(intra, net=None, net_p2p=None, title="shared memory of this 2-core VM",
                         source="measured here: bench/model_params.sh")}
     for name, spec in cfg["sets"].items():
@@ -161,42 +178,42 @@ def load_params(path=None):
     return sets
 
 
-def round_time(lv, s, r, b, red, gamma, nic=1):
+def round_time(lv, s, r, b, red, gamma, nic=0):
     """LogGP time (us) of one round: s sends and r receives of b bytes, red bytes combined.
 
-    nic > 1: that many ranks of a node share the NIC in this round.
+    nic: messages that leave the busiest node in this round through its one NIC
+    (counted only when more than s: several ranks of the node send).
     """
     if s == 0 and r == 0:
         return 0.0
     wire = max(b - 1, 0) * lv["G"]
     t = lv["o"] + max(s - 1, 0) * max(lv["g"], lv["o"] + wire) + wire + lv["L"] + max(r, 1) * lv["o"]
-    if nic > 1:
-        t = max(t, lv["L"] + 2 * lv["o"] + nic * s * max(lv.get("gnic", 0.0), b * lv["G"]))
+    if nic > s:
+        t = max(t, lv["L"] + 2 * lv["o"] + nic * max(lv.get("gnic", 0.0), b * lv["G"]))
     return t + gamma * red
 
 
-def cost(rounds, pset, p2p=False, ppn=1, hier=False, put_path=False):
+def cost(rounds, pset, p2p=False, put_path=False):
     """Time (us) of a dumped schedule under parameter set pset.
 
     p2p: use the point-to-point levels (coll/tuned, coll/han); put_path: add
     coll/rdma's flush (L + o of the net level) when a round crosses nodes.
     """
-    total, crossed = 0.0, False
-    for level, rep, s, r, b, red in rounds:
+    total, crossed = pset["call"]["p2p" if p2p else "rdma"], False
+    for level, rep, s, r, b, red, nic in rounds:
         lv = pset[level + ("_p2p" if p2p else "")]
         if lv is None:
             raise ValueError("set has no %s level" % level)
-        nic = ppn if (level == "net" and not hier) else 1
         total += rep * round_time(lv, s, r, b, red, pset["gamma"], nic)
         crossed = crossed or level == "net"
     if put_path and crossed and pset["net"].get("flush"):
-        total += pset["net"]["L"] + pset["net"]["o"]
+        total += pset["net"]["L"] + 2 * pset["net"]["o"]
     return total
 
 
 def flat_cost(pset, alg, param, nodes, ppn, m, p2p):
     """A flat algorithm over nodes * ppn ranks (block mapping)."""
-    return cost(dump(alg, nodes * ppn, param, m, ppn=ppn), pset, p2p=p2p, ppn=ppn, put_path=not p2p)
+    return cost(dump(alg, nodes * ppn, param, m, ppn=ppn), pset, p2p=p2p, put_path=not p2p)
 
 
 def ours(pset, coll, m, nodes, ppn):
@@ -206,8 +223,7 @@ def ours(pset, coll, m, nodes, ppn):
         if hier and ppn == 1:
             continue
         if hier:
-            res[label] = cost(dump(alg, nodes, param, m, ppn=ppn, hier=True), pset, hier=True,
-                              put_path=nodes > 1)
+            res[label] = cost(dump(alg, nodes, param, m, ppn=ppn, hier=True), pset, put_path=nodes > 1)
         else:
             res[label] = flat_cost(pset, alg, param, nodes, ppn, m, False)
     return res
@@ -240,8 +256,8 @@ def han(pset, coll, m, nodes, ppn):
         low = _stage(pset, *mc.tuned_barrier(ppn), ppn, 0, False)
         return 2 * low + _stage(pset, *mc.tuned_barrier(nodes), nodes, 0, True)
     nseg, seg = _seg_sizes(m, mc.HAN_SEGMENT)
-    dm = 65536 if seg > 8 else 8
-    if seg not in (8, 65536):
+    dm = seg
+    if seg not in (4, 8, 65536):
         raise ValueError("han segments of %d bytes not dumped" % seg)
     ub_alg, ub_k, chain_seg = mc.libnbc_bcast(nodes, m)
     if chain_seg:  # libnbc's chain is segmented: (nodes - 1 + pieces - 1) hops of one piece
@@ -288,6 +304,7 @@ def main(argv):
                     print("  %-8s " % lvl + " ".join("%s=%.6g" % kv for kv in sorted(s[lvl].items())
                                                       if not isinstance(kv[1], bool)))
             print("  gamma    %.6g us/B" % s["gamma"])
+            print("  call     rdma %.4g us, p2p %.4g us" % (s["call"]["rdma"], s["call"]["p2p"]))
         return 0
     if cmd == "predict" and len(argv) == 7:
         pset = load_params()[argv[2]]

@@ -6,13 +6,14 @@
  * round it walks all ranks through the schedule layer and prints the
  * critical-path summary of the round (max over ranks):
  *
- *   R <round> <level> <rep> <sends> <recvs> <bytes> <reduce_bytes> <phase>
+ *   R <round> <level> <rep> <sends> <recvs> <bytes> <reduce_bytes> <node_sends> <phase>
  *
  * level: shm when every message of the round stays inside a node, net
  * otherwise; rep: how many identical rounds the line stands for (ring);
  * sends / recvs: the most messages one rank sends / receives in the round;
  * bytes: the largest message of the round (bytes, for a payload of m bytes);
- * reduce_bytes: the most bytes one rank combines in the round.  One block of
+ * reduce_bytes: the most bytes one rank combines in the round; node_sends:
+ * the most messages that leave one node in the round (what its NIC carries).  One block of
  * R lines per payload size, after a "# m=<bytes>" line; "E <rounds>" ends a
  * block.  With -r RANK it also prints that rank's messages for the first
  * size ("S <round> <peer> <bytes>" sent, "V <round> <peer> <bytes>" received).
@@ -42,13 +43,14 @@ typedef struct round_rec {
     int sends, recvs, cross, rep;
     long num, den;      /* each message carries ceil(m * num / den) bytes */
     long red_msgs;      /* most messages one rank reduces, each num/den of m */
+    long node_sends;    /* most messages leaving one node */
     const char *phase;
     int shm_forced;     /* intra-node phase of the two-level form */
 } round_rec_t;
 
 typedef struct acc {
     int size, ppn, detail;
-    int *ns, *nr, *nred;
+    int *ns, *nr, *nred, *nnode;
     round_rec_t rounds[MAX_ROUNDS];
     int nrounds;
     round_rec_t *cur;
@@ -79,6 +81,7 @@ static void begin(const char *phase, long num, long den, int rep)
     memset(A.ns, 0, sizeof(int) * A.size);
     memset(A.nr, 0, sizeof(int) * A.size);
     memset(A.nred, 0, sizeof(int) * A.size);
+    memset(A.nnode, 0, sizeof(int) * A.size);
 }
 
 /** One message from rank `from` to rank `to`; the receiver combines it if
@@ -94,6 +97,7 @@ static void msg(int from, int to, int reduce)
     }
     if (from / A.ppn != to / A.ppn) {
         A.cur->cross = 1;
+        A.nnode[from / A.ppn]++;
     }
     if (A.detail == from) {
         printf("S %d %d %ld\n", A.nrounds, to, b);
@@ -110,6 +114,7 @@ static void end(void)
         if (A.ns[r] > A.cur->sends) A.cur->sends = A.ns[r];
         if (A.nr[r] > A.cur->recvs) A.cur->recvs = A.nr[r];
         if (A.nred[r] > A.cur->red_msgs) A.cur->red_msgs = A.nred[r];
+        if (A.nnode[r] > A.cur->node_sends) A.cur->node_sends = A.nnode[r];
     }
     if (A.cur->sends > 0) {
         A.nrounds++;
@@ -428,7 +433,8 @@ int main(int argc, char **argv)
     A.ns = calloc(cap, sizeof(int));
     A.nr = calloc(cap, sizeof(int));
     A.nred = calloc(cap, sizeof(int));
-    if (!A.ns || !A.nr || !A.nred) return 2;
+    A.nnode = calloc(cap, sizeof(int));
+    if (!A.ns || !A.nr || !A.nred || !A.nnode) return 2;
     if (hier) {
         int first;
         /* fold inside the node (not for bcast), the leaders, then release */
@@ -453,13 +459,14 @@ int main(int argc, char **argv)
             round_rec_t *r = &A.rounds[i];
             long b = share_bytes(m, r->num, r->den);
             int net = r->cross && !r->shm_forced;
-            printf("R %d %s %d %d %d %ld %ld %s\n", i, net ? "net" : "shm", r->rep, r->sends,
-                   r->recvs, b, r->red_msgs * b, r->phase);
+            printf("R %d %s %d %d %d %ld %ld %ld %s\n", i, net ? "net" : "shm", r->rep, r->sends,
+                   r->recvs, b, r->red_msgs * b, net ? r->node_sends : 0, r->phase);
         }
         printf("E %d\n", A.nrounds);
     }
     free(A.ns);
     free(A.nr);
     free(A.nred);
+    free(A.nnode);
     return 0;
 }
