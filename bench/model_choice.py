@@ -19,7 +19,13 @@ picks reduce-scatter + gather for counts >= p; modelled as binomial).  han's
 priority is 0 in 4.1, so it runs only when asked for.
 
 Each function maps to sched_dump algorithm names (bench/sched_dump.c), as
-(name, param) pairs.
+(name, param) pairs, after the run-time switches of ompi/mca/coll/base (v4.1.x):
+the ring and the segmented ring run recursive doubling when count < p
+(coll_base_allreduce.c), Rabenseifner's reduce-scatter + allgather runs the
+linear allreduce when count < the largest power of two <= p, and the
+scatter-allgather bcast runs the linear bcast when count < p
+(coll_base_bcast.c).  Counts: doubles for allreduce payloads of 8 bytes and
+more (one int for 4 bytes), bytes for bcast (bench/coll_bench's defaults).
 """
 
 
@@ -78,6 +84,12 @@ def tuned_allreduce(p, m):
     the segmented ring (5) as the ring.
     """
     alg = _tuned_allreduce_alg(p, m)
+    count = m // 8 if m >= 8 else 1
+    pof2 = 1 << (p.bit_length() - 1)
+    if alg in (4, 5) and count < p:
+        alg = 3
+    if alg == 6 and count < pof2:
+        alg = 1
     return {1: ("allreduce-linear", 1), 2: ("allreduce-ktree", 2),
             3: ("allreduce-pairwise", 1), 4: ("allreduce-ring", 1),
             5: ("allreduce-ring", 1), 6: ("allreduce-rabenseifner", 1)}[alg]
@@ -117,6 +129,8 @@ def tuned_bcast(p, m):
     is modelled as the binary tree.
     """
     alg = _tuned_bcast_alg(p, m)
+    if alg == 8 and m < p:
+        alg = 1
     return {1: ("bcast-linear", 1), 2: ("bcast-chain", 1), 3: ("bcast-chain", 1),
             4: ("bcast-bintree", 1), 5: ("bcast-bintree", 1), 6: ("bcast-knomial", 2),
             7: ("bcast-knomial", 4), 8: ("bcast-scatter-allgather", 1)}[alg]
