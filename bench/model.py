@@ -11,7 +11,8 @@ combined; one message alone is 2o + L + (b-1)G.  Levels: shm (inside a node)
 and net (between nodes), from bench/model_params.json.  Across nodes with more
 than one rank per node, a flat algorithm's round also needs the node's NIC for
 the n messages leaving the node: at least L + 2o + n * max(gnic, b G).  coll/rdma's put
-path adds one L + 2o per call (the flush of its last put waits for the ack),
+path adds one L per call (the flush of its last put waits for the ack, which
+comes back one L after the round's own message arrived),
 and every call its software cost (fitted from a 2-rank barrier measured here).
 
     model.py fit                      parameters fitted from the raw measurements
@@ -207,7 +208,9 @@ def cost(rounds, pset, p2p=False, put_path=False):
         total += rep * round_time(lv, s, r, b, red, pset["gamma"], nic)
         crossed = crossed or level == "net"
     if put_path and crossed and pset["net"].get("flush"):
-        total += pset["net"]["L"] + 2 * pset["net"]["o"]
+        # the ack of the last put returns one L after the round's own message
+        # arrived (RC: the NIC acks, no overhead at the target)
+        total += pset["net"]["L"]
     return total
 
 

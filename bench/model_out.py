@@ -93,6 +93,20 @@ def tables(model, sets, summary):
                         model.case_name(coll, m), nodes, ppn, r["best"][0], fmt(r["best"][1]),
                         r["tuned"][0], fmt(r["tuned"][1]), fmt(r["han"]), r["best"][1] / r["tuned"][1]))
         out.append("")
+    out += ["## The seeds' cases: barrier and allreduce of one int (4 B)", "",
+            "Best n-way (flat `nway-n`, or `hier-nway-n` with more than one rank per node) against "
+            "coll/tuned; 'gain' = 1 - rdma/tuned, the papers' 'x % faster'.", "",
+            "| set | case | nodes x ppn | n-way | us | coll/tuned | us | gain |", "|---|---|---|---|---:|---|---:|---:|"]
+    for name in [s for s in NET_SETS if s in sets]:
+        for coll, m in (("barrier", 0), ("allreduce", 4)):
+            for nodes in (8, 16, 48, 64, 4096):
+                for ppn in (1, 16):
+                    r = summary[(name, coll, m, nodes, ppn)]
+                    lab, us = min(((k, v) for k, v in r["ours"].items() if "nway" in k), key=lambda kv: kv[1])
+                    out.append("| %s | %s | %d x %d | %s | %s | %s | %s | %+.0f %% |" % (
+                        name, model.case_name(coll, m), nodes, ppn, lab, fmt(us), r["tuned"][0],
+                        fmt(r["tuned"][1]), 100 * (1 - us / r["tuned"][1])))
+    out.append("")
     name = PLOT_SET
     out += ["## Every coll/rdma algorithm, %s" % name, ""]
     for coll, m in model.CASES + [("allreduce", 4)]:

@@ -139,7 +139,7 @@ check("tuned path cost", model.cost(model.dump("barrier-nway", 64, 1, 0), pset, 
       0.5 + 6 * (2 * 0.25 + 1.5))
 pset["net"]["flush"] = True
 check("put path flush", model.cost(model.dump("barrier-nway", 64, 1, 0), pset, put_path=True),
-      0.125 + 6 * (2 * 0.25 + 1.5) + 1.5 + 2 * 0.25)
+      0.125 + 6 * (2 * 0.25 + 1.5) + 1.5)
 
 # 7. coll/tuned 4.1's choices, with the run-time switches
 check("tuned barrier 2", mc.tuned_barrier(2), ("barrier-pairwise", 1))
