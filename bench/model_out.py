@@ -7,7 +7,7 @@ the check against the configurations measured here.  Standard library only.
 import os
 import re
 
-NET_SETS = ["tcp-veth", "ib-edr", "ib-hdr", "ib-tukey"]
+NET_SETS = ["tcp-veth", "ib-edr", "ib-edr-o", "ib-hdr", "ib-tukey"]
 PLOT_SET = "ib-edr"
 PLOT_PPN = [1, 64]
 TABLE_NODES = [64, 4096]
@@ -210,8 +210,9 @@ def check(model, outfile):
     for n in (2, 4, 8, 16):
         sources.append(("np %d, 16-core VM, shared memory, docs/perf/side/np%d-a (median)" % (n, n),
                         "shm", 1, n, read_side(src, n)))
-    out = ["| configuration | case | rdma measured | model (best) | ratio | tuned measured | model (alg) | ratio |",
-           "|---|---|---:|---|---:|---:|---|---:|"]
+    out = ["| configuration | case | rdma measured | model (best) | meas/model | tuned measured | model (alg) | "
+           "meas/model | rdma/tuned measured | rdma/tuned model |",
+           "|---|---|---:|---|---:|---:|---|---:|---:|---:|"]
     for title, sname, nodes, ppn, meas in sources:
         if sname not in sets or not meas:
             continue
@@ -220,10 +221,11 @@ def check(model, outfile):
             if mr is None and mt is None:
                 continue
             r = model.predict(sets[sname], coll, m, nodes, ppn)
-            out.append("| %s | %s | %s | %s %s | %s | %s | %s %s | %s |" % (
+            out.append("| %s | %s | %s | %s %s | %s | %s | %s %s | %s | %s | %.2f |" % (
                 title, model.case_name(coll, m), fmt(mr), fmt(r["best"][1]), r["best"][0],
                 "%.2f" % (mr / r["best"][1]) if mr else "-", fmt(mt), fmt(r["tuned"][1]), r["tuned"][0],
-                "%.2f" % (mt / r["tuned"][1]) if mt else "-"))
+                "%.2f" % (mt / r["tuned"][1]) if mt else "-",
+                "%.2f" % (mr / mt) if mr and mt else "-", r["best"][1] / r["tuned"][1]))
     text = "\n".join(out) + "\n"
     if outfile:
         with open(outfile, "w") as f:
