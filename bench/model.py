@@ -17,6 +17,7 @@ and every call its software cost (fitted from a 2-rank barrier measured here).
 
     model.py fit                      parameters fitted from the raw measurements
     model.py predict SET COLL BYTES NODES PPN
+    model.py all SET                  every algorithm, case, nodes and ppn as TSV (stdout)
     model.py sweep [-o DIR]           tables, gnuplot data and script (docs/perf/scale)
     model.py check                    the model against every configuration measured here
 
@@ -317,6 +318,18 @@ def main(argv):
         print("tuned %-15s %10.3f us" % r["tuned"])
         if r["han"] is not None:
             print("han                   %10.3f us" % r["han"])
+        return 0
+    if cmd == "all" and len(argv) == 3:
+        pset = load_params()[argv[2]]
+        print("# coll\tbytes\tnodes\tppn\talgorithm\tus  (set %s; tuned:/han: what they would run)" % argv[2])
+        for coll, m in CASES:
+            for nodes in NODES:
+                for ppn in PPNS:
+                    r = predict(pset, coll, m, nodes, ppn)
+                    rows = sorted(r["ours"].items()) + [("tuned:" + r["tuned"][0], r["tuned"][1]),
+                                                        ("han", r["han"])]
+                    for label, us in rows:
+                        print("%s\t%d\t%d\t%d\t%s\t%.4f" % (coll, m, nodes, ppn, label, us))
         return 0
     if cmd in ("sweep", "check"):
         import model_out

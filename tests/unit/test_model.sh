@@ -16,6 +16,8 @@ if [ ! -x "$SCHED_DUMP" ]; then
     exit 1
 fi
 export SCHED_DUMP
+# no __pycache__ in the source tree (read-only under make distcheck)
+export PYTHONDONTWRITEBYTECODE=1
 exec python3 - "$SRCDIR" <<'EOF'
 import math
 import subprocess
