@@ -16,7 +16,9 @@
  * the most messages that leave one node in the round (what its NIC carries).  One block of
  * R lines per payload size, after a "# m=<bytes>" line; "E <rounds>" ends a
  * block.  With -r RANK it also prints that rank's messages for the first
- * size ("S <round> <peer> <bytes>" sent, "V <round> <peer> <bytes>" received).
+ * size ("S <round> <peer> <bytes>" sent, "V <round> <peer> <bytes>" received;
+ * in the two-level form RANK and peers are numbered within each phase: the
+ * node's ranks inside a node, the leaders among nodes).
  *
  * Usage: sched_dump [-q ppn] [-H ppn] [-r rank] ALG P PARAM m[,m...]
  *   P: ranks (flat) or nodes (-H).  -q ppn: ranks per node of a flat run,
