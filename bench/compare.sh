@@ -20,6 +20,7 @@ EXTRA=
 KEY=avg
 REPLOT=
 VERBOSE=
+HOSTARGS=
 
 usage() {
     cat <<EOF
@@ -40,6 +41,8 @@ usage: $0 [options]
   -k avg|median  statistic tabulated (default $KEY: slowest rank's mean)
   -a "ARGS"    extra coll_bench arguments (e.g. "-F" or "-v")
   -T SECONDS   timeout of each mpirun (default $TMO)
+  -M "ARGS"    more mpirun arguments for every configuration (e.g. hosts and
+               their launcher: bench/cluster.sh)
   -V           coll/rdma's statistics in raw/*.err: --mca coll_rdma_verbose 1 in
                every configuration (coll/rdma counts every call anyway; only
                configurations that load it print)
@@ -49,7 +52,7 @@ env: BUILDDIR (default repository root), BENCH (coll_bench binary)
 EOF
 }
 
-while getopts "n:c:m:i:x:r:C:o:pk:a:T:R:Vh" opt; do
+while getopts "n:c:m:i:x:r:C:o:pk:a:T:R:M:Vh" opt; do
     case $opt in
     n) NP=$OPTARG ;;
     c) COLLS=$OPTARG ;;
@@ -65,6 +68,7 @@ while getopts "n:c:m:i:x:r:C:o:pk:a:T:R:Vh" opt; do
     T) TMO=$OPTARG ;;
     R) REPLOT=$OPTARG; OUTDIR=$OPTARG ;;
     V) VERBOSE="--mca coll_rdma_verbose 1" ;;
+    M) HOSTARGS=$OPTARG ;;
     h) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -198,6 +202,7 @@ BARGS=(-f)
     echo "tree: $BUILDDIR ($(git -C "$BUILDDIR" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$BUILDDIR" status --porcelain 2>/dev/null | grep -q . && echo ', modified'))"
     echo "bench: $BENCH ${BARGS[*]} -m $MSIZES"
     echo "np=$NP reps=$REPS configs=$CONFIGS colls=$COLLS binding=${BIND[*]} statistic=$KEY"
+    [ -z "$HOSTARGS" ] || echo "mpirun arguments of every configuration: $HOSTARGS"
     echo "OMPI_MCA_mca_base_component_path=$OMPI_MCA_mca_base_component_path"
     echo "load before: $(cat /proc/loadavg)"
     for c in "${CFG_LIST[@]}"; do echo "config $c: mpirun $(cfg_args "$c")${VERBOSE:+ $VERBOSE}"; done
@@ -222,7 +227,7 @@ for rep in $(seq 1 "$REPS"); do
             # shellcheck disable=SC2046
             timeout -k 10 "$TMO" mpirun -np "$NP" "${BIND[@]}" \
                 --mca orte_tmpdir_base "$RUNTMP" --mca btl_vader_backing_directory "$SHMDIR" \
-                $(cfg_args "$cfg") $VERBOSE "$BENCH" -c "$coll" -m "$sizes" "${BARGS[@]}" \
+                $HOSTARGS $(cfg_args "$cfg") $VERBOSE "$BENCH" -c "$coll" -m "$sizes" "${BARGS[@]}" \
                 >"$out" 2>"${out%.txt}.err"
             rc=$?
             echo "$rep $coll $cfg rc=$rc load1=$load0..$(cut -d' ' -f1 /proc/loadavg) end=$(date +%s)" >>"$OUTDIR/runs.log"

@@ -73,6 +73,8 @@ SEQ_NEAR_WRAP=18446744073709549616
 AUTO_AR="(read|ktree|pairwise|nway|bruck|ring)"
 SERVED_ALL="served:barrier:read served:bcast:read served:allreduce:$AUTO_AR"
 SERVED_PUT="served:barrier:nway served:bcast:knomial served:allreduce:$AUTO_AR"
+# across hosts of several ranks each: the two levels
+SERVED_HIER="served:barrier:hier served:bcast:knomial served:allreduce:hier"
 
 # The component's statistics and messages only exist in component mode.
 component() { [ "$RDMA_MODE" = component ]; }
@@ -342,11 +344,14 @@ rcase wrap-mismatch-np3 3 "--mca op ^avx" \
 rcase wrap-threads-np2 2 "--mca op ^avx $WRAP" "$THREADS 3 3000" "$SERVED_ALL"
 
 # ---- 8. hosts made of network namespaces --------------------------------------------
-# Two hosts of two ranks each (shared memory inside a host, UCX over TCP
-# between hosts), and three hosts of one rank: every result checked, every
-# rank's statistics show calls served, and the put-counter shim
-# (put_counter.c, LD_PRELOAD) shows ucp_put_nbi used on every rank, so the
-# put path, not only the direct-store path, was exercised.
+# Hosts of several ranks (shared memory inside a host, UCX over TCP between
+# hosts: auto takes the two-level barrier and allreduce) and of one rank
+# each (the flat algorithms): every result checked, every rank's statistics
+# show calls served, and the put-counter shim (put_counter.c, LD_PRELOAD)
+# shows ucp_put_nbi used on every rank, so the put path, not only the
+# direct-store path, was exercised.  Then a round-robin mapping (a host's
+# ranks not contiguous in MPI_COMM_WORLD), and hosts of uneven sizes with the
+# two-level and the flat algorithms forced.
 put_path() {
     local need_direct=$3 n bad
     n=$(grep -c '^\[put-counter\]' "$2")
@@ -367,32 +372,70 @@ put_path() {
 }
 put_path_mixed() { put_path "$1" "$2" direct; }
 put_path_only() { put_path "$1" "$2" put; }
-netns_case() {
-    local name=$1 hosts=$2 per=$3 check=$4 np=$(($2 * $3))
-    local args
-    rdma_selected "$name" || return 0
+put_path_any() { put_path "$1" "$2" any; } # a host of one rank maps no peer
+# netns_begin NAME HOSTS SLOTS [MAPBY]: make HOSTS hosts with SLOTS ranks
+# each (a number, or one per host: 1,3,2) and set NETNS_ARGS (mpirun's
+# arguments; MAPBY: slot, the default, or node: round-robin) and NETNS_NP;
+# returns 1 (and says SKIP) where the case cannot run.
+netns_begin() {
+    local name=$1 hosts=$2 slots=$3 mapby=${4:-slot} h i=0 spec=
+    rdma_selected "$name" || return 1
     if [ "$NETNS" = 0 ]; then
         echo "SKIP $name (NETNS=0)"
-        return 0
+        return 1
     fi
     if [ "$RDMA_MODE" != component ]; then
         echo "SKIP $name (no component: nothing to check across hosts)"
-        return 0
+        return 1
     fi
     if ! netns_setup "$hosts"; then
         echo "SKIP $name ($NETNS_SKIP)"
-        return 0
+        return 1
     fi
-    NETNS_NP=$np
-    args="--host $(netns_host_arg "$per") --mca plm_rsh_agent $NETNS_AGENT --mca plm_rsh_no_tree_spawn 1"
-    args="$args --mca oob_tcp_if_include $NETNS_SUBNET.0/24 --mca btl_tcp_if_include $NETNS_SUBNET.0/24"
-    args="$args --mca btl self,vader,tcp --mca op ^avx -x UCX_NET_DEVICES=eth0 -x LD_PRELOAD=$PUTCOUNTER"
-    rcase "$name-mix" "$np" "$args" "$ROBUST mix --calls 600" "$SERVED_PUT" "$check"
-    rcase "$name-edge" "$np" "$args" "$ROBUST edge" \
-        "someserved:bcast:knomial someserved:allreduce:$AUTO_AR" "$check"
-    netns_teardown
+    NETNS_NP=0
+    NETNS_HOSTS_N=$hosts
+    for h in $NETNS_HOSTS; do
+        i=$((i + 1))
+        n=$(echo "$slots" | cut -d, -f"$i")
+        [ -n "$n" ] || n=${slots%%,*}
+        spec="${spec:+$spec,}$h:$n"
+        NETNS_NP=$((NETNS_NP + n))
+    done
+    # unbound: each host would bind its ranks to the same first cores, and
+    # ranks of two hosts spinning on one core wait a time slice per message
+    NETNS_ARGS="--host $spec --map-by $mapby --bind-to none --mca plm_rsh_agent $NETNS_AGENT --mca plm_rsh_no_tree_spawn 1"
+    NETNS_ARGS="$NETNS_ARGS --mca oob_tcp_if_include $NETNS_SUBNET.0/24 --mca btl_tcp_if_include $NETNS_SUBNET.0/24"
+    NETNS_ARGS="$NETNS_ARGS --mca btl self,vader,tcp --mca op ^avx -x UCX_NET_DEVICES=eth0 -x LD_PRELOAD=$PUTCOUNTER"
+    return 0
 }
-netns_case netns-2hosts-x2 2 2 put_path_mixed
-netns_case netns-3hosts-x1 3 1 put_path_only
+NETNS_HIER="--mca coll_rdma_barrier_algorithm hier --mca coll_rdma_allreduce_algorithm hier"
+NETNS_FLAT="--mca coll_rdma_barrier_algorithm pairwise --mca coll_rdma_allreduce_algorithm nway"
+if netns_begin netns-2hosts-x2 2 2; then
+    rcase netns-2hosts-x2-mix "$NETNS_NP" "$NETNS_ARGS" "$ROBUST mix --calls 600" "$SERVED_HIER" put_path_mixed
+    rcase netns-2hosts-x2-edge "$NETNS_NP" "$NETNS_ARGS" "$ROBUST edge" \
+        "someserved:bcast:knomial someserved:allreduce:hier" put_path_mixed
+    netns_teardown
+fi
+if netns_begin netns-3hosts-x1 3 1; then
+    rcase netns-3hosts-x1-mix "$NETNS_NP" "$NETNS_ARGS" "$ROBUST mix --calls 600" "$SERVED_PUT" put_path_only
+    rcase netns-3hosts-x1-edge "$NETNS_NP" "$NETNS_ARGS" "$ROBUST edge" \
+        "someserved:bcast:knomial someserved:allreduce:$AUTO_AR" put_path_only
+    netns_teardown
+fi
+if netns_begin netns-4hosts-x2-roundrobin 4 2 node; then
+    rcase netns-4hosts-x2-roundrobin-mix "$NETNS_NP" "$NETNS_ARGS" "$ROBUST mix --calls 400" \
+        "$SERVED_HIER" put_path_mixed
+    netns_teardown
+fi
+# uneven hosts; edge's split communicators span subsets of them
+if netns_begin netns-3hosts-1-3-2 3 1,3,2; then
+    rcase netns-3hosts-1-3-2-hier-mix "$NETNS_NP" "$NETNS_ARGS $NETNS_HIER" "$ROBUST mix --calls 400" \
+        "served:barrier:hier served:allreduce:hier" put_path_any
+    rcase netns-3hosts-1-3-2-hier-edge "$NETNS_NP" "$NETNS_ARGS $NETNS_HIER" "$ROBUST edge" \
+        "someserved:allreduce:hier" put_path_any
+    rcase netns-3hosts-1-3-2-flat-mix "$NETNS_NP" "$NETNS_ARGS $NETNS_FLAT" "$ROBUST mix --calls 400" \
+        "served:barrier:pairwise served:allreduce:(nway|bruck)" put_path_any
+    netns_teardown
+fi
 
 rdma_finish
