@@ -72,8 +72,11 @@ else
     trap netns_teardown EXIT
     trap 'netns_teardown; exit 130' INT TERM
     NP=$((HOSTS * PER))
-    # unbound: each host would bind its ranks to the same first cores
-    HOSTARGS="--host $(netns_host_arg "$PER") --bind-to none --mca plm_rsh_agent $NETNS_AGENT"
+    # unbound: each host would bind its ranks to the same first cores; and
+    # yielding in waits: each host thinks it has cores enough, but all hosts
+    # share this machine's
+    HOSTARGS="--host $(netns_host_arg "$PER") --bind-to none --mca mpi_yield_when_idle 1"
+    HOSTARGS="$HOSTARGS --mca plm_rsh_agent $NETNS_AGENT"
     HOSTARGS="$HOSTARGS --mca plm_rsh_no_tree_spawn 1 --mca oob_tcp_if_include $NETNS_SUBNET.0/24"
     HOSTARGS="$HOSTARGS --mca btl_tcp_if_include $NETNS_SUBNET.0/24 --mca btl self,vader,tcp -x UCX_NET_DEVICES=eth0"
 fi

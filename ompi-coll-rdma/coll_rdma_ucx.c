@@ -457,16 +457,19 @@ void coll_rdma_ucx_detach(coll_rdma_ucx_remote_t *remote)
 }
 
 int coll_rdma_ucx_put_signal(const coll_rdma_ucx_remote_t *remote, size_t payload_off,
-                             const void *src, size_t bytes, size_t word_off, const uint64_t *word)
+                             const void *src, size_t bytes, size_t word_off, const uint64_t *word,
+                             bool *in_flight)
 {
     ucs_status_t status;
 
+    *in_flight = false;
     if (bytes > 0) {
         status = UCX_CALL(ucp_put_nbi)(remote->ep, src, bytes, remote->base + payload_off,
                                        remote->rkey);
         if (UCS_STATUS_IS_ERR(status)) {
             return OMPI_ERROR;
         }
+        *in_flight = UCS_INPROGRESS == status;
         /* the word must not overtake the payload */
         if (UCS_OK != UCX_CALL(ucp_worker_fence)(coll_rdma_ucx_worker)) {
             return OMPI_ERROR;
@@ -474,7 +477,13 @@ int coll_rdma_ucx_put_signal(const coll_rdma_ucx_remote_t *remote, size_t payloa
     }
     status = UCX_CALL(ucp_put_nbi)(remote->ep, word, sizeof(uint64_t), remote->base + word_off,
                                    remote->rkey);
+    *in_flight = *in_flight || UCS_INPROGRESS == status;
     return UCS_STATUS_IS_ERR(status) ? OMPI_ERROR : OMPI_SUCCESS;
+}
+
+int coll_rdma_ucx_fence(void)
+{
+    return UCS_OK == UCX_CALL(ucp_worker_fence)(coll_rdma_ucx_worker) ? OMPI_SUCCESS : OMPI_ERROR;
 }
 
 int coll_rdma_ucx_get(const coll_rdma_ucx_remote_t *remote, size_t off, void *dst, size_t bytes)

@@ -141,11 +141,21 @@ void coll_rdma_ucx_detach(coll_rdma_ucx_remote_t *remote);
  * Put-with-signal: `bytes` from `src` to the peer's window at `payload_off`
  * (none if bytes is 0), then the 8-byte word at *word to `word_off`, which
  * the target sees only after the payload (a worker fence between the two:
- * DESIGN.md rule 1).  Sources must stay valid until a flush completed
- * (coll_rdma_ucx_flush_test()).  Returns OMPI_SUCCESS or OMPI_ERROR.
+ * DESIGN.md rule 1).  *in_flight: UCX still reads a source (a put returned
+ * UCS_INPROGRESS); then the sources must stay valid until a flush completed
+ * (coll_rdma_ucx_flush_test()); otherwise UCX copied both (UCS_OK: local
+ * completion) and they may change at once.  Returns OMPI_SUCCESS or OMPI_ERROR.
  */
 int coll_rdma_ucx_put_signal(const coll_rdma_ucx_remote_t *remote, size_t payload_off,
-                             const void *src, size_t bytes, size_t word_off, const uint64_t *word);
+                             const void *src, size_t bytes, size_t word_off, const uint64_t *word,
+                             bool *in_flight);
+
+/**
+ * Order every put issued so far before every later one (ucp_worker_fence:
+ * no waiting), so that a word written by two calls in turn ends with the
+ * later value.  Returns OMPI_SUCCESS or OMPI_ERROR.
+ */
+int coll_rdma_ucx_fence(void);
 
 /**
  * Start reading `bytes` of the peer's window at `off` into `dst`; complete

@@ -190,10 +190,15 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
 int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const void *src,
                          size_t bytes, uint64_t seq)
 {
-    win->dirty = true;
+    bool in_flight;
+    int rc;
+
     win->seq_src = seq;
-    return coll_rdma_ucx_put_signal(&win->peers[peer].remote, off + COLL_RDMA_SLOT_HEADER, src,
-                                    bytes, off, &win->seq_src);
+    rc = coll_rdma_ucx_put_signal(&win->peers[peer].remote, off + COLL_RDMA_SLOT_HEADER, src,
+                                  bytes, off, &win->seq_src, &in_flight);
+    win->dirty = win->dirty || in_flight;
+    win->unordered = true;
+    return rc;
 }
 
 void coll_rdma_window_idle(coll_rdma_window_t *win, int *spins)
@@ -283,10 +288,16 @@ int coll_rdma_window_flush_test(coll_rdma_window_t *win, void **request, bool *d
     int rc;
 
     if (!win->dirty && NULL == *request) {
+        /* every source was copied (local completion): no round trip to wait
+         * for, only the order of what comes next (words written by two
+         * calls in turn must end with the later value) */
         *done = true;
-        return OMPI_SUCCESS;
+        rc = win->unordered ? coll_rdma_ucx_fence() : OMPI_SUCCESS;
+        win->unordered = false;
+        return rc;
     }
     win->dirty = false; /* what is issued from now on needs a flush of its own */
+    win->unordered = false; /* a flush orders as a fence does */
     rc = coll_rdma_ucx_flush_test(request, done);
     return rc;
 }

@@ -214,7 +214,8 @@ typedef struct coll_rdma_window {
     int nlocal;
     int *local;              /* nlocal (of comm_size) entries: this rank's node, ascending */
     int local_rank;          /* this rank's index in local (0: the leader) */
-    bool dirty;              /* puts issued since the last flush */
+    bool dirty;              /* puts whose sources UCX still reads, issued since the last flush */
+    bool unordered;          /* puts issued since the last flush or fence */
     int poll_spins;          /* polls between two opal_progress() calls (set by the module) */
     uint64_t fetched;        /* put path: a peer's word being read (credit_test) */
     bool fetching;
@@ -462,10 +463,14 @@ int coll_rdma_window_credit_test(coll_rdma_window_t *win, int kind, int peer, ui
 void coll_rdma_window_publish(coll_rdma_window_t *win, int kind, uint64_t seq);
 
 /**
- * Test the remote completion of every put issued so far, without waiting:
- * the first call starts a flush (*request, owned by the caller until *done).
- * *done at once where nothing was put since the last flush.  Returns
- * OMPI_SUCCESS or OMPI_ERROR.
+ * Test that every put issued so far no longer reads its source, without
+ * waiting, and order them before every later put.  Where UCX copied every
+ * source at the put (local completion, win->dirty false): *done at once,
+ * after a worker fence if puts were issued since the last fence or flush
+ * (no round trip: the protocol's sequence words tell the targets, and no
+ * plan needs more than its sources free and its puts ordered).  Otherwise
+ * the first call starts a flush (*request, owned by the caller until
+ * *done), later calls test it.  Returns OMPI_SUCCESS or OMPI_ERROR.
  */
 int coll_rdma_window_flush_test(coll_rdma_window_t *win, void **request, bool *done);
 

@@ -15,7 +15,11 @@
  * or a burst until would-block.  Where the scenario maps every window
  * (all_direct) a post lands at once; otherwise each ordered pair of ranks
  * is mapped or not at random, and a post to an unmapped peer is a put in
- * flight, delivered at a random later moment or at the writer's FLUSH.
+ * flight, delivered at a random later moment or at the writer's FLUSH; or,
+ * in scenarios of copied puts (UCX copied the source: the component's FLUSH
+ * is then a fence), at any later moment, even after the operation ended, but
+ * in the order of the writer's FLUSHes.  With nodes, ranks are mapped
+ * inside their node only and every window gets the component's node map.
  *
  * Data.  Reductions run on elements of two 64-bit lanes: a wrapping sum,
  * which shows that a result holds every rank's contribution exactly once,
@@ -39,7 +43,9 @@
  *          flight (checked when announced: no lucky schedule is needed).
  *  puts    A put's source must not change until the put completed; puts in
  *          flight must carry one sequence word (the window has one source
- *          for it, win->seq_src); an operation ends with none in flight.
+ *          for it, win->seq_src); an operation ends with none in flight
+ *          (none of these for copied puts, whose order alone matters: landing
+ *          them in any order fails, tests/unit/test_plans, 2026-11-24).
  *  liveness Every unfinished rank would block and nothing is in flight:
  *          deadlock, reported with every rank's position.
  *  results Allreduce: every rank's sum lane is the sum of all inputs; the

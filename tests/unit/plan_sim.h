@@ -37,6 +37,8 @@ typedef struct sim_scenario {
     uint64_t seed;   /* the schedule's random stream */
     bool all_direct; /* every window mapped (posts land at once); otherwise each
                       * pair of ranks is mapped or uses the put path at random */
+    bool copied;     /* puts copy their sources when posted (UCX's UCS_OK): a FLUSH only
+                      * orders them (a fence), they land later, in the order of the fences */
     int nodes;       /* > 0 (and not all_direct): the ranks form this many nodes at random
                       * (some maybe empty), mapped inside a node only, and the windows
                       * get the node map the two-level plans use */

@@ -48,6 +48,7 @@ typedef struct put {
     char *snap;     /* the source when posted */
     int src_owner, src_slot; /* a window slot as the source (src_owner >= 0) */
     uint64_t src_word;
+    uint64_t fence; /* the writer's FLUSHes before it (copied puts land in that order) */
 } put_t;
 
 /* One rank's operation of one call. */
@@ -72,6 +73,7 @@ typedef struct srank {
     unsigned weight;
     uint64_t blocked;                /* epoch of its last would-block */
     int inflight;
+    uint64_t fences;                 /* FLUSHes run (copied puts: fences) */
     bool *direct;                    /* direct[t]: t's window is mapped here */
 } srank_t;
 

@@ -288,7 +288,7 @@ void post(sim_t *S, int q, int target, size_t off, const char *src, size_t len,
         return;
     }
     write_check(S, target, slot, len, word, coll); /* it may land at once */
-    for (int k = 0; k < S->nputs; ++k) {
+    for (int k = 0; k < S->nputs && !S->sc->copied; ++k) {
         if (S->puts[k].q == q && S->puts[k].word != word) {
             fail(S, "posts word %llu while a put with word %llu is in flight: the one source of "
                  "sequence words (win->seq_src) changes under it", (unsigned long long) word,
@@ -305,9 +305,9 @@ void post(sim_t *S, int q, int target, size_t off, const char *src, size_t len,
     }
     p = &S->puts[S->nputs];
     *p = (put_t){q, S->call, S->pc, target, slot, coll, len, word, src, xcalloc(S, len, 1),
-                 -1, -1, 0};
+                 -1, -1, 0, R->fences};
     ++S->nputs;
-    if (NULL != srcb) {
+    if (NULL != srcb && !S->sc->copied) { /* a copied source may change at once */
         buf_slot(S, q, srcb, src_seq, R->ring_m, &p->src_owner, &p->src_slot, &p->src_word);
     }
     if (len > 0) {
@@ -319,14 +319,21 @@ void post(sim_t *S, int q, int target, size_t off, const char *src, size_t len,
 
 void deliver(sim_t *S, int k)
 {
-    put_t p = S->puts[k];
+    put_t p;
     int q = S->q, call = S->call, pc = S->pc;
 
+    /* puts of one writer land in the order of its fences */
+    for (int j = 0; j < S->nputs; ++j) {
+        if (S->puts[j].q == S->puts[k].q && S->puts[j].fence < S->puts[k].fence) {
+            k = j;
+        }
+    }
+    p = S->puts[k];
     S->puts[k] = S->puts[--S->nputs];
     S->q = p.q;
     S->call = p.call;
     S->pc = p.pc;
-    if (p.len > 0 && 0 != memcmp(p.src, p.snap, p.len)) {
+    if (p.len > 0 && !S->sc->copied && 0 != memcmp(p.src, p.snap, p.len)) {
         free(p.snap);
         fail(S, "the source of this put changed before the put completed");
     }
@@ -338,10 +345,12 @@ void deliver(sim_t *S, int k)
     S->pc = pc;
 }
 
-/* FLUSH: every put of rank q completes, in a random order. */
+/* FLUSH: every put of rank q completes, in a random order; copied puts are
+ * only ordered before the later ones (a fence). */
 void flush(sim_t *S, int q)
 {
-    while (S->r[q].inflight > 0) {
+    ++S->r[q].fences;
+    while (S->r[q].inflight > 0 && !S->sc->copied) {
         int k = (int) (rnd(S) % (uint64_t) S->nputs);
         while (S->puts[k].q != q) {
             k = (k + 1) % S->nputs;

@@ -253,6 +253,7 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
     if (!sc->all_direct && ((fam < NALGS && COLL_RDMA_ALG_HIER == algs[fam].alg) || pick(2))) {
         sc->nodes = 1 + pick(P);
     }
+    sc->copied = !sc->all_direct && pick(2);
     for (int i = 0; i < sc->ncalls; ++i) {
         int k = fam < NALGS    ? fam
                 : fam < FAM_MIX ? random_alg(fam - FAM_COLL, sc)
@@ -263,10 +264,11 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
 
 static void describe(const sim_scenario_t *sc, int fam, uint64_t seed)
 {
-    printf("  reproduce: test_plans -p %d -s %llu -f %d (%s, %s, %d nodes; seq_start %llu)\n",
+    printf("  reproduce: test_plans -p %d -s %llu -f %d (%s, %s%s, %d nodes; seq_start %llu)\n",
            sc->P, (unsigned long long) seed, fam,
            fam < NALGS ? "one algorithm" : fam < FAM_MIX ? "one collective" : "mixed",
-           sc->all_direct ? "all mapped" : "put path", sc->nodes,
+           sc->all_direct ? "all mapped" : "put path", sc->copied ? " (copied puts)" : "",
+           sc->nodes,
            (unsigned long long) sc->cfg.debug_seq_start);
     for (int i = 0; i < sc->ncalls; ++i) {
         const sim_call_t *c = &sc->calls[i];
