@@ -19,6 +19,8 @@
 #   -i ITERS    timed iterations at the smallest size (default 300; a size
 #               s bytes gets ITERS * 8 / s, at least 10)
 #   -o OUTDIR   (default bench/results/cluster-<date>)
+#   -C LIST     configurations (default rdma,rdmaflat,tuned,han; others as
+#               compare.sh's: mpirun arguments in $CFG_NAME)
 # Configurations: rdma (auto: two levels where a host has several ranks),
 # rdmaflat (barrier nway, allreduce pairwise: every rank across the
 # network), tuned, han (--mca coll_han_priority 95).
@@ -37,9 +39,10 @@ COLLS=barrier,bcast,allreduce
 SIZES=8,65536,1048576
 ITERS=300
 OUTDIR=
+CONFIGS=rdma,rdmaflat,tuned,han
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//; /^set -u/d'; }
-while getopts "H:P:f:n:r:c:s:i:o:h" opt; do
+while getopts "H:P:f:n:r:c:s:i:o:C:h" opt; do
     case $opt in
     H) HOSTS=$OPTARG ;;
     P) PER=$OPTARG ;;
@@ -50,6 +53,7 @@ while getopts "H:P:f:n:r:c:s:i:o:h" opt; do
     s) SIZES=$OPTARG ;;
     i) ITERS=$OPTARG ;;
     o) OUTDIR=$OPTARG ;;
+    C) CONFIGS=$OPTARG ;;
     h) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -92,21 +96,38 @@ for s in "${SIZE_LIST[@]}"; do
     iters=$((ITERS * 8 / s))
     [ "$iters" -ge 10 ] || iters=10
     "$SRCDIR/compare.sh" -n "$NP" -c "$colls" -m "$s:$s" -r "$REPS" -i "$iters" -x $((iters / 10 + 1)) \
-        -C rdma,rdmaflat,tuned,han -M "$HOSTARGS" -T 600 -o "$OUTDIR/$s" -V >"$OUTDIR/$s.log" 2>&1 ||
+        -C "$CONFIGS" -M "$HOSTARGS" -T 600 -o "$OUTDIR/$s" -V >"$OUTDIR/$s.log" 2>&1 ||
         echo "cluster.sh: compare.sh failed for $s bytes: see $OUTDIR/$s.log" >&2
 done
 
-# summary: the medians of table.md, and coll/rdma over the better of tuned and han
+# summary: the medians of table.md, and every configuration over the better
+# of tuned and han
 {
-    echo "coll/rdma across $NP ranks ($([ -n "$HOSTFILE" ] && echo "hosts of $HOSTFILE" || echo "$HOSTS namespace hosts x $PER")), $REPS interleaved repetitions, median latency (us)."
+    echo "coll/rdma across $NP ranks ($([ -n "$HOSTFILE" ] && echo "hosts of $HOSTFILE" || echo "$HOSTS namespace hosts x $PER")), $REPS interleaved repetitions, median latency (us); X / best: X over the better of tuned and han."
     echo
-    echo "| collective | size (B) | rdma | rdmaflat | tuned | han | rdma / best of tuned, han | rdmaflat / best |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
     for s in "${SIZE_LIST[@]}"; do
         [ -f "$OUTDIR/$s/table.md" ] || continue
-        awk -F'|' 'NF > 8 && $2 !~ /collective|---/ {
-            r = $4 + 0; f = $5 + 0; t = $6 + 0; h = $7 + 0; b = (h > 0 && h < t) ? h : t
-            printf "|%s|%s| %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", $2, $3, r, f, t, h, b > 0 ? r / b : 0, b > 0 ? f / b : 0
+        awk -F'|' -v first="$([ "$s" = "${SIZE_LIST[0]}" ] && echo 1 || echo 0)" '
+        $2 ~ /collective/ {
+            n = 0
+            for (i = 4; i < NF; ++i) if ($i ~ /\(us\)/) { name = $i; gsub(/ *\(us\) */, "", name); gsub(/ /, "", name); col[++n] = i; cfg[n] = name }
+            if (first) {
+                h = "| collective | size (B) |"; d = "|---|---:|"
+                for (k = 1; k <= n; ++k) { h = h " " cfg[k] " |"; d = d "---:|" }
+                for (k = 1; k <= n; ++k) if (cfg[k] != "tuned" && cfg[k] != "han") { h = h " " cfg[k] " / best |"; d = d "---:|" }
+                print h; print d
+            }
+            next
+        }
+        $2 ~ /---/ || NF < 5 || n == 0 { next }
+        {
+            t = -1; hh = -1
+            for (k = 1; k <= n; ++k) { v[k] = $(col[k]) + 0; if (cfg[k] == "tuned") t = v[k]; if (cfg[k] == "han") hh = v[k] }
+            b = t; if (hh > 0 && (b <= 0 || hh < b)) b = hh
+            line = "|" $2 "|" $3 "|"
+            for (k = 1; k <= n; ++k) line = line sprintf(" %.2f |", v[k])
+            for (k = 1; k <= n; ++k) if (cfg[k] != "tuned" && cfg[k] != "han") line = line (b > 0 ? sprintf(" %.2f |", v[k] / b) : " - |")
+            print line
         }' "$OUTDIR/$s/table.md"
     done
 } >"$OUTDIR/summary.md"

@@ -213,7 +213,8 @@ int coll_rdma_call_prepare(coll_rdma_op_t *op, const coll_rdma_call_t *c,
     op->dtype = c->elem;
     op->count = c->nelem;
     op->op = c->op;
-    op->order_independent = NULL != c->elem && NULL != c->op
+    /* only the two-level allreduce asks (its leaders' algorithm) */
+    op->order_independent = COLL_RDMA_ALG_HIER == op->alg && NULL != c->elem
                             && coll_rdma_op_order_independent(c->op, c->elem);
     op->root = c->root;
     op->bytes = bytes;

@@ -308,6 +308,14 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
             goto out;
         }
         agreed = true;
+        /* Where Open MPI yields the core in its progress loop (oversubscribed,
+         * or mpi_yield_when_idle), yield at every poll of a window whose
+         * peers are reached by UCX puts: each such poll progresses UCX (a
+         * system call over TCP), so poll_spins of them would hold the core
+         * for up to a millisecond while the rank that must send runs on it. */
+        if (opal_progress_yield_when_idle && win->nremote > 0) {
+            win->poll_spins = 1;
+        }
         win->all_direct = true;
         for (int i = 0; i < size; ++i) {
             agreed = agreed && (oks[i].ok & 1);
