@@ -21,9 +21,11 @@
 #   -o OUTDIR   (default bench/results/cluster-<date>)
 #   -C LIST     configurations (default rdma,rdmaflat,tuned,han; others as
 #               compare.sh's: mpirun arguments in $CFG_NAME)
-# Configurations: rdma (auto: two levels where a host has several ranks),
-# rdmaflat (barrier nway, allreduce pairwise: every rank across the
-# network), tuned, han (--mca coll_han_priority 95).
+# Configurations: rdma (auto; where UCX emulates puts, TCP, it hands every
+# call on), rdmaemu (auto serving over emulated puts too: two levels where a
+# host has several ranks), rdmaflat (that, with barrier nway and allreduce
+# pairwise: every rank across the network), tuned, han (--mca
+# coll_han_priority 95).
 # Writes OUTDIR/SIZE/ (compare.sh's tables) and OUTDIR/summary.md.
 set -u
 
@@ -39,7 +41,7 @@ COLLS=barrier,bcast,allreduce
 SIZES=8,65536,1048576
 ITERS=300
 OUTDIR=
-CONFIGS=rdma,rdmaflat,tuned,han
+CONFIGS=rdma,rdmaemu,rdmaflat,tuned,han
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//; /^set -u/d'; }
 while getopts "H:P:f:n:r:c:s:i:o:C:h" opt; do
@@ -84,7 +86,8 @@ else
     HOSTARGS="$HOSTARGS --mca plm_rsh_no_tree_spawn 1 --mca oob_tcp_if_include $NETNS_SUBNET.0/24"
     HOSTARGS="$HOSTARGS --mca btl_tcp_if_include $NETNS_SUBNET.0/24 --mca btl self,vader,tcp -x UCX_NET_DEVICES=eth0"
 fi
-export CFG_rdmaflat="--mca coll_rdma_barrier_algorithm nway --mca coll_rdma_allreduce_algorithm pairwise"
+export CFG_rdmaemu="--mca coll_rdma_auto_emulated 1"
+export CFG_rdmaflat="--mca coll_rdma_auto_emulated 1 --mca coll_rdma_barrier_algorithm nway --mca coll_rdma_allreduce_algorithm pairwise"
 
 first=1
 IFS=, read -r -a SIZE_LIST <<<"$SIZES"
@@ -119,7 +122,7 @@ done
             }
             next
         }
-        $2 ~ /---/ || NF < 5 || n == 0 { next }
+        $2 ~ /---/ || NF < 5 || n == 0 || ($3 + 0 == 0 && $2 !~ /barrier/) { next }
         {
             t = -1; hh = -1
             for (k = 1; k <= n; ++k) { v[k] = $(col[k]) + 0; if (cfg[k] == "tuned") t = v[k]; if (cfg[k] == "han") hh = v[k] }

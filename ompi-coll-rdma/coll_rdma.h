@@ -124,6 +124,7 @@ typedef struct coll_rdma_config {
     int reduce_radix;           /* k of the k-nomial reduce tree */
     size_t reduce_max_bytes;
     uint64_t debug_seq_start;   /* first sequence number of every collective (tests the wrap) */
+    int auto_emulated;          /* auto serves where UCX emulates puts (TCP), 0: hands on */
     int debug_node_ranks;       /* > 0: nodes of this many consecutive ranks at most; < 0: -N
                                  * nodes, rank i on node i mod N; 0: the windows mapped */
     /* auto's rules from coll_rdma_tuning_file (NULL: the built-in table) and
@@ -308,24 +309,36 @@ mca_coll_rdma_module_t *coll_rdma_entry_module(struct ompi_communicator_t *comm)
  * Return an enum coll_rdma_alg (never AUTO); on FALLBACK *why is set to an
  * enum coll_rdma_reason.
  */
-int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool all_direct,
-                             int nnodes, int *why);
+/** What a communicator's window set-up found (agreed, the same on every rank). */
+typedef struct coll_rdma_reach {
+    bool all_direct; /* every rank maps every peer's window (one node) */
+    bool emulated;   /* some rank reaches a peer by puts UCX emulates (no RMA lane: TCP) */
+    int nnodes;      /* nodes of the window's node map, 0 where there is none */
+} coll_rdma_reach_t;
+
+/*
+ * reach: as above.  Where UCX emulates some rank's puts and
+ * cfg->auto_emulated is 0, auto hands every call on (reason window); a
+ * forced algorithm or a tuning rule still serves.
+ */
+int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size,
+                             const coll_rdma_reach_t *reach, int *why);
 /*
  * bytes: count x the type size (the signature's bytes; packed where the
  * layout is not contiguous); all_direct: every rank maps every peer's window
  * (agreed at set-up)
  */
 int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                           bool all_direct, int *why);
+                           const coll_rdma_reach_t *reach, int *why);
 /*
  * reducible_type: coll_rdma_reduce_elem() found the signature's element
  * type; reducible_op: coll_rdma_op_supported(op, that type);
  * order_independent: coll_rdma_op_order_independent(op, that type);
- * all_direct: every rank maps every peer's window (agreed at set-up);
- * nnodes: the nodes of the window's node map, 0 where there is none (the
- * two-level algorithms need one: coll_rdma_window_set_nodes(); auto takes
+ * reach: all_direct (every rank maps every peer's window, agreed at set-up),
+ * nnodes (the nodes of the window's node map, 0 where there is none: the
+ * two-level algorithms need one, coll_rdma_window_set_nodes(); auto takes
  * them, for barrier too, where windows are reached by puts and fewer nodes
- * than ranks);
+ * than ranks), emulated;
  * fallback_wrong: Open MPI's own reduction of (op, type) is wrong on some
  * rank (agreed at set-up): then a call that no configured algorithm serves at
  * its size, or that a forced algorithm cannot serve, takes the segmented ring
@@ -337,7 +350,7 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
  */
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                                bool reducible_type, bool reducible_op, bool order_independent,
-                               bool all_direct, int nnodes, bool fallback_wrong, bool *rescued,
+                               const coll_rdma_reach_t *reach, bool fallback_wrong, bool *rescued,
                                int *why);
 /*
  * block_bytes: one rank's block (allgather) or one destination's block
@@ -348,9 +361,9 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
  * read allgather and alltoall need it).
  */
 int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
-                               bool all_direct, int *why);
+                               const coll_rdma_reach_t *reach, int *why);
 int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
-                              bool all_direct, int *why);
+                              const coll_rdma_reach_t *reach, int *why);
 /*
  * reducible_type, reducible_op, all_direct, fallback_wrong: as
  * coll_rdma_decide_allreduce(); a knomial call above the window's reduce
@@ -359,7 +372,7 @@ int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size
  * forced rsag serves up to reduce_max_bytes where every window is mapped.
  */
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                            bool reducible_type, bool reducible_op, bool all_direct,
+                            bool reducible_type, bool reducible_op, const coll_rdma_reach_t *reach,
                             bool fallback_wrong, bool *rescued, int *why);
 
 /* ---- reduction ------------------------------------------------------------ */

@@ -25,25 +25,26 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
     const coll_rdma_config_t *cfg = m->cfg;
     int size = ompi_comm_size(comm);
     size_t bytes = coll_rdma_call_bytes(c);
-    int nnodes;
-    bool direct, supported, wrong, reduction = COLL_RDMA_REDUCE == c->coll
+    coll_rdma_reach_t reach;
+    bool supported, wrong, reduction = COLL_RDMA_REDUCE == c->coll
                                                  || COLL_RDMA_ALLREDUCE == c->coll;
 
     if (!coll_rdma_module_window_ready(m, comm, may_setup,
                                        reduction && coll_rdma_op_suspect(c->op, c->rdtype), why)) {
         return COLL_RDMA_ALG_FALLBACK;
     }
-    direct = m->window->all_direct;
-    nnodes = m->window->nodes ? m->window->nnodes : 0;
+    reach.all_direct = m->window->all_direct;
+    reach.emulated = m->window->emulated;
+    reach.nnodes = m->window->nodes ? m->window->nnodes : 0;
     switch (c->coll) {
     case COLL_RDMA_BARRIER:
-        return coll_rdma_decide_barrier(cfg, size, direct, nnodes, why);
+        return coll_rdma_decide_barrier(cfg, size, &reach, why);
     case COLL_RDMA_BCAST:
-        return coll_rdma_decide_bcast(cfg, size, bytes, direct, why);
+        return coll_rdma_decide_bcast(cfg, size, bytes, &reach, why);
     case COLL_RDMA_ALLGATHER:
-        return coll_rdma_decide_allgather(cfg, size, bytes, direct, why);
+        return coll_rdma_decide_allgather(cfg, size, bytes, &reach, why);
     case COLL_RDMA_ALLTOALL:
-        return coll_rdma_decide_alltoall(cfg, size, bytes, direct, why);
+        return coll_rdma_decide_alltoall(cfg, size, bytes, &reach, why);
     default:
         break;
     }
@@ -51,12 +52,12 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
     supported = NULL != c->elem && coll_rdma_op_supported(c->op, c->elem);
     wrong = supported && coll_rdma_op_is_fallback_wrong(m->fallback_wrong, c->op, c->elem);
     if (COLL_RDMA_REDUCE == c->coll) {
-        return coll_rdma_decide_reduce(cfg, size, bytes, NULL != c->elem, supported, direct,
+        return coll_rdma_decide_reduce(cfg, size, bytes, NULL != c->elem, supported, &reach,
                                        wrong, &c->rescued, why);
     }
     return coll_rdma_decide_allreduce(cfg, size, bytes, NULL != c->elem, supported,
                                       supported && coll_rdma_op_order_independent(c->op, c->elem),
-                                      direct, nnodes, wrong, &c->rescued, why);
+                                      &reach, wrong, &c->rescued, why);
 }
 
 /*

@@ -382,6 +382,13 @@ static int rdma_register(void)
             "1). A value near 2^64 (e.g. 18446744073709551000) makes the counters wrap after a "
             "few hundred calls, to test the wrap-safe protocol. Must be the same on every rank",
             MCA_BASE_VAR_TYPE_UINT64_T, OPAL_INFO_LVL_9, &cfg->debug_seq_start);
+    reg_int("auto_emulated",
+            "Whether auto serves communicators on which UCX emulates some rank's puts with "
+            "active messages (no RMA lane: TCP between nodes): 0 (default) hands every call there "
+            "to the previous component (reason window), where Open MPI's point-to-point "
+            "collectives are faster; 1 serves them as over RDMA. Forced *_algorithm parameters "
+            "and tuning rules serve either way. Must be the same on every rank",
+            OPAL_INFO_LVL_5, &cfg->auto_emulated);
     reg_int("debug_node_ranks",
             "Debugging: split the nodes the two-level algorithms see (ranks that map each "
             "other's windows) further: k > 0, into nodes of k consecutive ranks of the "
@@ -469,6 +476,7 @@ static int rdma_open(void)
     clamp_size("allreduce_ssp_max_bytes", &cfg->allreduce_ssp_max_bytes, 8);
     clamp("reduce_radix", &cfg->reduce_radix, 2, 64);
     clamp("debug_node_ranks", &cfg->debug_node_ranks, -(1 << 30), 1 << 30);
+    clamp("auto_emulated", &cfg->auto_emulated, 0, 1);
     clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
     clamp("window_setup_calls", &mca_coll_rdma_component.window_setup_calls, 0, 1 << 30);
     load_rules(cfg, mca_coll_rdma_component.tuning_file);

@@ -59,7 +59,7 @@ typedef struct call_facts {
     int comm_size;
     int nnodes; /* nodes of the window's node map (0: none; coll_rdma_window_set_nodes) */
     size_t bytes;
-    bool all_direct, reducible_type, reducible_op, order_independent, fallback_wrong;
+    bool all_direct, emulated, reducible_type, reducible_op, order_independent, fallback_wrong;
     bool *rescued; /* reductions only */
 } call_facts_t;
 
@@ -85,6 +85,13 @@ static int decide(const coll_rdma_config_t *cfg, int coll, decide_as_fn as,
              && (COLL_RDMA_ALG_NWAY == alg || COLL_RDMA_ALG_BRUCK == alg))
             || (f->fallback_wrong && COLL_RDMA_ALG_FALLBACK == alg))) {
         alg = COLL_RDMA_ALG_AUTO;
+    }
+    /* UCX emulates the puts to some peer (no RMA lane: TCP): the built-in
+     * table was not measured for that and the put path loses there to the
+     * point-to-point collectives (docs/performance.md, "Across hosts"); a
+     * forced algorithm or a rule still serves */
+    if (COLL_RDMA_ALG_AUTO == alg && f->emulated && !cfg->auto_emulated) {
+        return fallback(why, COLL_RDMA_WHY_WINDOW);
     }
     decided = as(cfg, alg, f, why);
     return rule_gives_way(cfg, coll, alg, decided, why) ? as(cfg, COLL_RDMA_ALG_AUTO, f, why)
@@ -119,10 +126,17 @@ static int barrier_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t
     return alg;
 }
 
-int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size, bool all_direct,
-                             int nnodes, int *why)
+/* The facts every collective shares: the communicator and what its set-up found. */
+static call_facts_t facts(int comm_size, const coll_rdma_reach_t *reach, size_t bytes)
 {
-    call_facts_t f = {.comm_size = comm_size, .all_direct = all_direct, .nnodes = nnodes};
+    return (call_facts_t){.comm_size = comm_size, .nnodes = reach->nnodes, .bytes = bytes,
+                          .all_direct = reach->all_direct, .emulated = reach->emulated};
+}
+
+int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size,
+                             const coll_rdma_reach_t *reach, int *why)
+{
+    call_facts_t f = facts(comm_size, reach, 0);
 
     return decide(cfg, COLL_RDMA_BARRIER, barrier_as, &f, why);
 }
@@ -164,9 +178,9 @@ static int bcast_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *
 }
 
 int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                           bool all_direct, int *why)
+                           const coll_rdma_reach_t *reach, int *why)
 {
-    call_facts_t f = {.comm_size = comm_size, .bytes = bytes, .all_direct = all_direct};
+    call_facts_t f = facts(comm_size, reach, bytes);
 
     return decide(cfg, COLL_RDMA_BCAST, bcast_as, &f, why);
 }
@@ -219,9 +233,12 @@ static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_fa
     }
     if (bytes > cfg->allreduce_short_max_bytes) {
         /* Beyond the slots of the other algorithms.  The ring beat coll/tuned,
-         * sm and han from 32 KiB to 1 MiB at 4 and 8 ranks, not at 16
-         * (docs/tuning.md): auto takes it up to allreduce_ring_max_ranks. */
-        return COLL_RDMA_ALG_AUTO == forced && comm_size <= cfg->allreduce_ring_max_ranks
+         * sm and han from 32 KiB to 1 MiB at 4 and 8 ranks on one node, not at
+         * 16 (docs/tuning.md): auto takes it up to allreduce_ring_max_ranks,
+         * on one node only (across namespace hosts it took 4.1-4.7x coll/tuned's
+         * time at 64 KiB and 1 MiB; on RDMA networks it is not measured). */
+        return COLL_RDMA_ALG_AUTO == forced && all_direct
+                       && comm_size <= cfg->allreduce_ring_max_ranks
                        && (comm_size > 2 || bytes <= AUTO_RING_TWO_RANKS_MAX_BYTES)
                    ? COLL_RDMA_ALG_RING
                    : fallback(why, COLL_RDMA_WHY_TOO_LARGE);
@@ -281,15 +298,17 @@ static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_fa
 
 int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                                bool reducible_type, bool reducible_op, bool order_independent,
-                               bool all_direct, int nnodes, bool fallback_wrong, bool *rescued,
+                               const coll_rdma_reach_t *reach, bool fallback_wrong, bool *rescued,
                                int *why)
 {
-    call_facts_t f = {.comm_size = comm_size, .nnodes = nnodes, .bytes = bytes,
-                      .all_direct = all_direct,
-                      .reducible_type = reducible_type, .reducible_op = reducible_op,
-                      .order_independent = order_independent, .fallback_wrong = fallback_wrong};
+    call_facts_t f = facts(comm_size, reach, bytes);
+    bool all_direct = reach->all_direct;
     int decided;
 
+    f.reducible_type = reducible_type;
+    f.reducible_op = reducible_op;
+    f.order_independent = order_independent;
+    f.fallback_wrong = fallback_wrong;
     if (cfg->allreduce_staleness > 0 && reducible_type && reducible_op && all_direct && bytes > 0
         && bytes <= cfg->allreduce_ssp_max_bytes
         && COLL_RDMA_ALG_FALLBACK != cfg->alg[COLL_RDMA_ALLREDUCE]) {
@@ -341,9 +360,9 @@ static int allgather_as(const coll_rdma_config_t *cfg, int alg, const call_facts
 }
 
 int coll_rdma_decide_allgather(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
-                               bool all_direct, int *why)
+                               const coll_rdma_reach_t *reach, int *why)
 {
-    call_facts_t f = {.comm_size = comm_size, .bytes = block_bytes, .all_direct = all_direct};
+    call_facts_t f = facts(comm_size, reach, block_bytes);
 
     return decide(cfg, COLL_RDMA_ALLGATHER, allgather_as, &f, why);
 }
@@ -369,9 +388,9 @@ static int alltoall_as(const coll_rdma_config_t *cfg, int alg, const call_facts_
 }
 
 int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size_t block_bytes,
-                              bool all_direct, int *why)
+                              const coll_rdma_reach_t *reach, int *why)
 {
-    call_facts_t f = {.comm_size = comm_size, .bytes = block_bytes, .all_direct = all_direct};
+    call_facts_t f = facts(comm_size, reach, block_bytes);
 
     return decide(cfg, COLL_RDMA_ALLTOALL, alltoall_as, &f, why);
 }
@@ -416,12 +435,14 @@ static int reduce_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t 
 }
 
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
-                            bool reducible_type, bool reducible_op, bool all_direct,
+                            bool reducible_type, bool reducible_op, const coll_rdma_reach_t *reach,
                             bool fallback_wrong, bool *rescued, int *why)
 {
-    call_facts_t f = {.comm_size = comm_size, .bytes = bytes, .all_direct = all_direct,
-                      .reducible_type = reducible_type, .reducible_op = reducible_op,
-                      .fallback_wrong = fallback_wrong, .rescued = rescued};
+    call_facts_t f = facts(comm_size, reach, bytes);
 
+    f.reducible_type = reducible_type;
+    f.reducible_op = reducible_op;
+    f.fallback_wrong = fallback_wrong;
+    f.rescued = rescued;
     return decide(cfg, COLL_RDMA_REDUCE, reduce_as, &f, why);
 }

@@ -50,6 +50,7 @@
     X(reduce_max_bytes, reduce_max_bytes)                    \
     X(debug_seq_start, debug_seq_start)                      \
     X(debug_node_ranks, debug_node_ranks)                    \
+    X(auto_emulated, auto_emulated)                          \
     X(tuning_file, rules_hash)
 
 #define X_COUNT(name, field) +1
@@ -167,7 +168,7 @@ static bool headers_agree(const setup_header_t *headers, int size, int rank)
 }
 
 /* What each rank says after attaching: ok (bit 0: connected; bit 1: maps
- * every peer's window), and for the node map its leader (the lowest rank
+ * every peer's window; bit 2: UCX emulates its puts to some peer), and for the node map its leader (the lowest rank
  * whose window it maps, itself included) and the hash of the ranks it maps. */
 typedef struct attached {
     int64_t ok;
@@ -189,6 +190,7 @@ static void attached(const coll_rdma_window_t *win, int debug_node_ranks, bool c
 
     a->ok = connected ? 1 : 0;
     a->ok |= connected && 0 == win->nremote ? 2 : 0;
+    a->ok |= connected && win->nemulated > 0 ? 4 : 0;
     a->leader = win->rank;
     a->map_hash = 0;
     if (NULL == mapped) {
@@ -320,12 +322,18 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
         for (int i = 0; i < size; ++i) {
             agreed = agreed && (oks[i].ok & 1);
             win->all_direct = win->all_direct && (oks[i].ok & 2);
+            win->emulated = win->emulated || (oks[i].ok & 4);
         }
         if (agreed) {
             nodes(win, oks, leader_of, map_hash);
         }
     }
 out:
+    if (agreed && win->emulated && !cfg->auto_emulated && coll_rdma_verbose(1) && 0 == rank) {
+        coll_rdma_output("communicator %s (size %d): UCX emulates puts to some peer (no RMA lane, "
+                         "e.g. TCP): auto hands its calls on (coll_rdma_auto_emulated=1 serves them)",
+                         comm->c_name, size);
+    }
     if (agreed) {
         m->window = win;
         m->window_state = COLL_RDMA_WINDOW_READY;

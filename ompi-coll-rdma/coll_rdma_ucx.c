@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -428,6 +429,29 @@ void coll_rdma_ucx_address_done(coll_rdma_ucx_mem_t *mem)
     }
 }
 
+/*
+ * Whether UCX emulates puts on `ep`: no lane of its configuration is an RMA
+ * lane.  UCX 1.13 to 1.18 say so only in ucp_ep_print_info()'s lane lines
+ * (" rma#N" on an RMA lane); where the text cannot be had, say no (hardware
+ * RMA assumed, as before this check).
+ */
+static bool rma_emulated(ucp_ep_h ep)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    bool emulated = false;
+
+    if (NULL == f) {
+        return false;
+    }
+    UCX_CALL(ucp_ep_print_info)(ep, f);
+    fclose(f);
+    emulated = NULL != text && NULL != strstr(text, "lane[") && NULL == strstr(text, " rma#");
+    free(text);
+    return emulated;
+}
+
 int coll_rdma_ucx_attach(ompi_proc_t *proc, const void *blob, coll_rdma_ucx_remote_t *remote,
                          char **direct)
 {
@@ -445,6 +469,7 @@ int coll_rdma_ucx_attach(ompi_proc_t *proc, const void *blob, coll_rdma_ucx_remo
     if (UCS_OK == UCX_CALL(ucp_rkey_ptr)(remote->rkey, remote->base, &ptr)) {
         *direct = ptr;
     }
+    remote->emulated = NULL == *direct && rma_emulated(remote->ep);
     return OMPI_SUCCESS;
 }
 

@@ -34,7 +34,7 @@
     X(ucp_rkey_ptr) X(ucp_rkey_pack) X(ucp_rkey_destroy) X(ucp_rkey_buffer_release)       \
     X(ucp_mem_map) X(ucp_mem_unmap) X(ucp_mem_query) X(ucp_put_nbi) X(ucp_get_nbi)        \
     X(ucp_request_check_status) X(ucp_request_free) X(ucs_status_string)                  \
-    X(ucs_global_opts_set_value)
+    X(ucs_global_opts_set_value) X(ucp_ep_print_info)
 
 /** UCX's functions, resolved by coll_rdma_ucx_init(). */
 typedef struct coll_rdma_ucx_fns {
@@ -99,6 +99,7 @@ typedef struct coll_rdma_ucx_remote {
     ucp_ep_h ep;
     ucp_rkey_h rkey;
     uint64_t base;     /* the window's address in the peer */
+    bool emulated;     /* not mapped, and UCX has no RMA lane to it: puts are active messages */
 } coll_rdma_ucx_remote_t;
 
 /**
@@ -128,7 +129,9 @@ void coll_rdma_ucx_address_done(coll_rdma_ucx_mem_t *mem);
  * Reach the window of `proc` whose address is `blob`: an endpoint (created
  * once per process and cached for every communicator), the rkey, and
  * *direct = the window mapped into this process (ucp_rkey_ptr, shared
- * memory on one node) or NULL where only RMA reaches it.  Returns
+ * memory on one node) or NULL where only RMA reaches it; remote->emulated
+ * where, in addition, the endpoint has no RMA lane (UCX then emulates puts
+ * with active messages that the target must progress: TCP).  Returns
  * OMPI_SUCCESS or OMPI_ERROR.  Call with the UCX lock held.
  */
 int coll_rdma_ucx_attach(ompi_proc_t *proc, const void *blob, coll_rdma_ucx_remote_t *remote,

@@ -159,6 +159,7 @@ static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *com
             return OMPI_ERROR;
         }
         win->nremote += NULL == peer->direct;
+        win->nemulated += peer->remote.emulated;
     }
     coll_rdma_ucx_address_done(&win->mem);
     if (win->nremote > 0) {

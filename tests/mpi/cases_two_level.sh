@@ -35,6 +35,11 @@ case_ "hier-mix-np7" 7 avx-off "$HIER --mca coll_rdma_debug_node_ranks -3" \
     "--only mix,comm --stress-calls 8000 --dup-cycles 100" "served:barrier:hier served:allreduce:hier"
 case_ "hier-stress-np8" 8 avx-off "$HIER --mca coll_rdma_debug_node_ranks 3" \
     "--only stress --stress-calls 8000" "served:barrier:hier served:allreduce:hier"
-case_ "hier-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self $HIER" \
+# UCX emulates the puts (TCP): auto hands every call on unless
+# coll_rdma_auto_emulated is 1; forced algorithms serve
+case_ "auto-emulated-handed-on-np3" 3 avx-off "-x UCX_TLS=tcp,self" \
+    "--only barrier,bcast,allreduce --iters 1 --light --max-bytes 4096" \
+    "none fb:barrier:window fb:allreduce:window"
+case_ "hier-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1 $HIER" \
     "--only barrier,allreduce,mix --iters 1 --light --max-bytes 8192 --stress-calls 2000" \
     "served:barrier:hier served:allreduce:hier"

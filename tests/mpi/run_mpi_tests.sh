@@ -300,11 +300,11 @@ case_ "issue3-auto-np5" 5 avx-off "" "--only allgather,alltoall,reduce --iters 1
 # the put path (UCX over TCP: no peer window is mapped, every post is a
 # ucp_put_nbi with a fence and every call ends with a flush)
 case_ "issue3-put-path-np4" 4 avx-off \
-    "-x UCX_TLS=tcp,self --mca coll_rdma_alltoall_algorithm bruck --mca coll_rdma_barrier_algorithm pairwise" \
+    "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1 --mca coll_rdma_alltoall_algorithm bruck --mca coll_rdma_barrier_algorithm pairwise" \
     "--only allgather,alltoall,reduce,mix --iters 1 --light --max-bytes 8192 --stress-calls 4000" \
     "served:allgather:bruck served:alltoall:bruck served:reduce:knomial served:barrier:pairwise"
 case_ "issue3-put-path-ring-direct-np3" 3 avx-off \
-    "-x UCX_TLS=tcp,self --mca coll_rdma_allgather_algorithm ring --mca coll_rdma_alltoall_algorithm direct" \
+    "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1 --mca coll_rdma_allgather_algorithm ring --mca coll_rdma_alltoall_algorithm direct" \
     "--only allgather,alltoall,mix --iters 1 --light --max-bytes 8192 --stress-calls 4000" \
     "served:allgather:ring served:alltoall:direct"
 case_ "issue3-fallback-forced-np5" 5 avx-off "$FORCE_FB" \
@@ -400,7 +400,7 @@ case_ "reduce-rsag-mix-np5" 5 avx-off \
     "--mca coll_rdma_reduce_algorithm rsag --mca coll_rdma_allreduce_algorithm rsag --mca coll_rdma_allreduce_rsag_segment_bytes 128" \
     "--only mix,stress --stress-calls 3000" "served:reduce:rsag served:allreduce:rsag"
 case_ "allreduce-rsag-put-path-np3" 3 avx-off \
-    "-x UCX_TLS=tcp,self --mca coll_rdma_allreduce_algorithm rsag" \
+    "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1 --mca coll_rdma_allreduce_algorithm rsag" \
     "--only allreduce --light --iters 1" "fb:window"
 # the read allgather (one node): blocks of 1 B to 64 KiB in 256-byte segments
 # (up to 256 of them) and in the default 256 KiB ones, every np, in place and
@@ -418,7 +418,7 @@ case_ "allgather-read-mix-np7" 7 avx-off \
     "--mca coll_rdma_allgather_algorithm read --mca coll_rdma_allgather_max_bytes 65536 --mca coll_rdma_allreduce_rsag_segment_bytes 64" \
     "--only mix,comm --stress-calls 6000 --dup-cycles 100" "served:allgather:read"
 case_ "allgather-read-put-path-np3" 3 avx-off \
-    "-x UCX_TLS=tcp,self --mca coll_rdma_allgather_algorithm read" \
+    "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1 --mca coll_rdma_allgather_algorithm read" \
     "--only allgather --light --iters 1 --max-bytes 8192" "fb:allgather:window noserved:allgather:read"
 # the read alltoall: the same coverage (its per-destination segment is the
 # segment / P in whole lines: 64 B at 256 B segments, so many per block)
@@ -434,7 +434,7 @@ case_ "alltoall-read-mix-np7" 7 avx-off \
     "--mca coll_rdma_alltoall_algorithm read --mca coll_rdma_allgather_algorithm read --mca coll_rdma_alltoall_max_bytes 65536 --mca coll_rdma_allreduce_rsag_segment_bytes 64" \
     "--only mix,comm --stress-calls 6000 --dup-cycles 100" "served:alltoall:read served:allgather:read"
 case_ "alltoall-read-put-path-np3" 3 avx-off \
-    "-x UCX_TLS=tcp,self --mca coll_rdma_alltoall_algorithm read" \
+    "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1 --mca coll_rdma_alltoall_algorithm read" \
     "--only alltoall --light --iters 1 --max-bytes 8192" "fb:alltoall:window noserved:alltoall:read"
 # a forced slot algorithm does not serve above allreduce_short_max_bytes
 case_ "allreduce-ktree-above-short-np4" 4 avx-off "--mca coll_rdma_allreduce_algorithm ktree" \
@@ -503,7 +503,7 @@ for np in 2 4; do
         "none fb:bcast:forced fb:allreduce:forced fb:reduce:forced"
 done
 # the put path (no peer window mapped: auto bcast is the k-nomial tree)
-layout_case "layout-put-path-np4" 4 avx-off "-x UCX_TLS=tcp,self $NOCHECK" "--only layout $(derived 4000)" \
+layout_case "layout-put-path-np4" 4 avx-off "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1 $NOCHECK" "--only layout $(derived 4000)" \
     "served:bcast:knomial served:allgather:bruck served:alltoall:direct served:allreduce:(ktree|pairwise|nway|bruck|ring) served:reduce:knomial"
 
 # 7. MPI_THREAD_MULTIPLE: threads running collectives on distinct
@@ -524,7 +524,7 @@ for np in 2 4; do
     TEST_COLL=$THREADS_BIN case_ "thread-multiple-np$np" "$np" avx-off "" "3 1500" \
         "$SERVED_ALL served:iallreduce:$AUTO_AR served:ibcast:read served:allreduce_init:$AUTO_AR"
 done
-TEST_COLL=$THREADS_BIN case_ "thread-multiple-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self $NOCHECK" "2 300" \
+TEST_COLL=$THREADS_BIN case_ "thread-multiple-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1 $NOCHECK" "2 300" \
     "served:bcast:knomial served:ibcast:knomial served:iallreduce:$AUTO_AR served:allreduce_init:$AUTO_AR"
 
 # 7b. UCX is started in steps at the first communicator's last warm-up calls,
@@ -587,7 +587,7 @@ if [ "$RDMA_MODE" = component ]; then
         "--only fbwrong --max-bytes 1048576" "$FBW"
     case_ "fbwrong-forced-pairwise-np3" 3 avx-on "--mca coll_rdma_allreduce_algorithm pairwise" \
         "--only fbwrong --max-bytes 1048576" "$FBW"
-    case_ "fbwrong-put-path-np3" 3 avx-on "-x UCX_TLS=tcp,self" \
+    case_ "fbwrong-put-path-np3" 3 avx-on "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1" \
         "--only fbwrong --max-bytes 262144" "$FBW_PUT"
 elif rdma_selected int8sum-avx-plain; then
     out=$RDMA_LOGDIR/int8sum-avx-plain.out
@@ -650,7 +650,7 @@ TEST_COLL=$NBC_BIN case_ "nbc-mixed-tree-np5" 5 avx-off "$tree_mca" \
 # scribbles the freed type if coll/rdma did not hold it)
 TEST_COLL=$NBC_BIN case_ "nbc-typefree-np3" 3 avx-off "-x MALLOC_PERTURB_=165" "--only typefree --calls 400" \
     "served:ibcast:read served:iallgather:bruck served:ialltoall:direct served:bcast_init:read served:alltoall_init:direct"
-TEST_COLL=$NBC_BIN case_ "nbc-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self" \
+TEST_COLL=$NBC_BIN case_ "nbc-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1" \
     "--only each,mixed,repeat,persist --calls 300 --max-count 1000" "served:ibarrier:nway served:iallreduce:(ktree|pairwise|nway|bruck)"
 
 # 10. MPI_Allreduce with bounded staleness (tests/mpi/test_ssp.c): every
@@ -688,7 +688,7 @@ TEST_COLL=$SSP_BIN case_ "ssp-alternate-np4" 4 avx-off "" \
     "alternate --staleness 3 --calls 2000" "served:allreduce:ssp"
 TEST_COLL=$SSP_BIN case_ "ssp-userop-np3" 3 avx-off "" \
     "userop --staleness 2 --calls 1000" "noserved:allreduce:ssp"
-TEST_COLL=$SSP_BIN case_ "ssp-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self" \
+TEST_COLL=$SSP_BIN case_ "ssp-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1" \
     "exact --staleness 2 --calls 500" "noserved:allreduce:ssp"
 
 
@@ -728,7 +728,7 @@ case_ "rules-picks-mix-np5" 5 avx-off "--mca coll_rdma_tuning_file $RULES/picks"
     "--only mix,comm --stress-calls 6000 --dup-cycles 100" "served:allreduce:ktree served:alltoall:bruck"
 case_ "rules-nway-float-np5" 5 avx-off "--mca coll_rdma_tuning_file $RULES/nway" \
     "--only allreduce --iters 1 --light" "served:allreduce:nway served:allreduce:(pairwise|ktree|read)"
-case_ "rules-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self --mca coll_rdma_tuning_file $RULES/nway" \
+case_ "rules-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1 --mca coll_rdma_tuning_file $RULES/nway" \
     "--only barrier,bcast --iters 1 --light --max-bytes 8192" "served:barrier:nway served:bcast:knomial noserved:barrier:read"
 case_ "rules-forced-wins-np4" 4 avx-off \
     "--mca coll_rdma_tuning_file $RULES/picks --mca coll_rdma_allreduce_algorithm pairwise" \

@@ -406,6 +406,8 @@ netns_begin() {
     NETNS_ARGS="--host $spec --map-by $mapby --bind-to none --mca plm_rsh_agent $NETNS_AGENT --mca plm_rsh_no_tree_spawn 1"
     NETNS_ARGS="$NETNS_ARGS --mca oob_tcp_if_include $NETNS_SUBNET.0/24 --mca btl_tcp_if_include $NETNS_SUBNET.0/24"
     NETNS_ARGS="$NETNS_ARGS --mca btl self,vader,tcp --mca op ^avx -x UCX_NET_DEVICES=eth0 -x LD_PRELOAD=$PUTCOUNTER"
+    # UCX emulates puts over TCP: auto serves them only when asked
+    NETNS_ARGS="$NETNS_ARGS --mca coll_rdma_auto_emulated ${NETNS_AUTO_EMULATED:-1}"
     return 0
 }
 NETNS_HIER="--mca coll_rdma_barrier_algorithm hier --mca coll_rdma_allreduce_algorithm hier"
@@ -414,6 +416,12 @@ if netns_begin netns-2hosts-x2 2 2; then
     rcase netns-2hosts-x2-mix "$NETNS_NP" "$NETNS_ARGS" "$ROBUST mix --calls 600" "$SERVED_HIER" put_path_mixed
     rcase netns-2hosts-x2-edge "$NETNS_NP" "$NETNS_ARGS" "$ROBUST edge" \
         "someserved:bcast:knomial someserved:allreduce:hier" put_path_mixed
+    netns_teardown
+fi
+# without coll_rdma_auto_emulated, auto hands every call on (reason window)
+if NETNS_AUTO_EMULATED=0 netns_begin netns-2hosts-x2-tcp-handed-on 2 2; then
+    rcase netns-2hosts-x2-tcp-handed-on "$NETNS_NP" "$NETNS_ARGS" "$ROBUST mix --calls 300" \
+        "none fb:barrier:window fb:allreduce:window"
     netns_teardown
 fi
 if netns_begin netns-3hosts-x1 3 1; then
