@@ -557,8 +557,10 @@ int coll_rdma_ucx_flush_test(void **request, bool *done)
 
 void coll_rdma_ucx_want_progress(void)
 {
+    coll_rdma_ucx_lock(); /* threads of two communicators may ask at once */
     if (!ucx_progress_registered) {
         opal_progress_register(ucx_progress);
         ucx_progress_registered = true;
     }
+    coll_rdma_ucx_unlock();
 }

@@ -178,8 +178,9 @@ void coll_rdma_ucx_progress(void);
 int coll_rdma_ucx_flush_test(void **request, bool *done);
 
 /**
- * Ask that the worker be progressed from opal_progress(): needed once any
- * peer is reached by emulated (non-direct) RMA, whose target must progress.
+ * Ask that the worker be progressed from opal_progress(): needed once a
+ * call is served over puts that UCX may emulate, whose target must
+ * progress.  Takes the UCX lock (call without it).
  */
 void coll_rdma_ucx_want_progress(void);
 

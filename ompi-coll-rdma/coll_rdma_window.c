@@ -162,9 +162,6 @@ static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *com
         win->nemulated += peer->remote.emulated;
     }
     coll_rdma_ucx_address_done(&win->mem);
-    if (win->nremote > 0) {
-        coll_rdma_ucx_want_progress();
-    }
     return OMPI_SUCCESS;
 }
 
@@ -194,6 +191,13 @@ int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const vo
     bool in_flight;
     int rc;
 
+    /* from the first call served over puts on, opal_progress() progresses
+     * UCX too (emulated puts land only where their target progresses); not
+     * before, so that calls handed on never pay for it */
+    if (OPAL_UNLIKELY(!win->progress_wanted)) {
+        coll_rdma_ucx_want_progress();
+        win->progress_wanted = true;
+    }
     win->seq_src = seq;
     rc = coll_rdma_ucx_put_signal(&win->peers[peer].remote, off + COLL_RDMA_SLOT_HEADER, src,
                                   bytes, off, &win->seq_src, &in_flight);
@@ -205,7 +209,12 @@ int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const vo
 void coll_rdma_window_idle(coll_rdma_window_t *win, int *spins)
 {
     if (win->nremote > 0) {
-        /* emulated RMA needs the target to progress */
+        /* emulated RMA needs the target to progress, also once this call
+         * returned (as for puts: coll_rdma_window_put) */
+        if (OPAL_UNLIKELY(!win->progress_wanted)) {
+            coll_rdma_ucx_want_progress();
+            win->progress_wanted = true;
+        }
         coll_rdma_ucx_progress();
     }
     if (--*spins <= 0) {

@@ -206,6 +206,7 @@ typedef struct coll_rdma_window {
     int nremote;             /* peers reached by RMA puts rather than stores */
     int nemulated;           /* of them, peers whose puts UCX emulates (no RMA lane) */
     bool emulated;           /* some rank has such a peer (agreed at set-up) */
+    bool progress_wanted;    /* UCX progress asked of opal_progress() (first put or wait) */
     bool all_direct;         /* every rank maps every peer's window (agreed at set-up) */
     /* the node map (coll_rdma_window_set_nodes): ranks that map each other's
      * windows form a node, led by its lowest rank; agreed at set-up */

@@ -1,4 +1,4 @@
-# gnuplot script written by bench/model.py sweep; run: cd /work/wt-model/docs/perf/scale && gnuplot plots.gp
+# gnuplot script written by bench/model.py sweep; run: cd /work/main/docs/perf/scale && gnuplot plots.gp
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 900,560 } else { set terminal png size 900,560 }
 set logscale xy
 set key outside right
