@@ -89,8 +89,12 @@ static int decide(const coll_rdma_config_t *cfg, int coll, decide_as_fn as,
     /* UCX emulates the puts to some peer (no RMA lane: TCP): the built-in
      * table was not measured for that and the put path loses there to the
      * point-to-point collectives (docs/performance.md, "Across hosts"); a
-     * forced algorithm or a rule still serves */
-    if (COLL_RDMA_ALG_AUTO == alg && f->emulated && !cfg->auto_emulated) {
+     * forced algorithm or a rule still serves, and so does auto where Open
+     * MPI's own reduction of the pair is wrong (correct beats fast) */
+    if (COLL_RDMA_ALG_AUTO == alg && f->emulated && !cfg->auto_emulated && !f->fallback_wrong) {
+        if (NULL != f->rescued) {
+            *f->rescued = false;
+        }
         return fallback(why, COLL_RDMA_WHY_WINDOW);
     }
     decided = as(cfg, alg, f, why);
@@ -120,7 +124,8 @@ static int barrier_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t
                : two_level(f) ? COLL_RDMA_ALG_HIER
                               : COLL_RDMA_ALG_NWAY;
     }
-    if ((COLL_RDMA_ALG_READ == alg && !all_direct) || (COLL_RDMA_ALG_HIER == alg && 0 == f->nnodes)) {
+    if ((COLL_RDMA_ALG_READ == alg && !all_direct)
+        || (COLL_RDMA_ALG_HIER == alg && 0 == f->nnodes)) {
         return fallback(why, COLL_RDMA_WHY_WINDOW);
     }
     return alg;

@@ -168,8 +168,9 @@ static bool headers_agree(const setup_header_t *headers, int size, int rank)
 }
 
 /* What each rank says after attaching: ok (bit 0: connected; bit 1: maps
- * every peer's window; bit 2: UCX emulates its puts to some peer), and for the node map its leader (the lowest rank
- * whose window it maps, itself included) and the hash of the ranks it maps. */
+ * every peer's window; bit 2: UCX emulates its puts to some peer), and for
+ * the node map its leader (the lowest rank whose window it maps, itself
+ * included) and the hash of the ranks it maps. */
 typedef struct attached {
     int64_t ok;
     int64_t leader;
@@ -303,7 +304,8 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
         if (OMPI_SUCCESS != rc) {
             goto out;
         }
-        attached(win, cfg->debug_node_ranks, OMPI_SUCCESS == coll_rdma_window_attach(win, comm, blobs, displs), &ok);
+        attached(win, cfg->debug_node_ranks,
+                 OMPI_SUCCESS == coll_rdma_window_attach(win, comm, blobs, displs), &ok);
         /* a peer that failed to connect must not be written to by others */
         rc = exchange(m, comm, &ok, oks, sizeof(ok));
         if (OMPI_SUCCESS != rc) {
@@ -329,10 +331,10 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
         }
     }
 out:
-    if (agreed && win->emulated && !cfg->auto_emulated && coll_rdma_verbose(1) && 0 == rank) {
-        coll_rdma_output("communicator %s (size %d): UCX emulates puts to some peer (no RMA lane, "
-                         "e.g. TCP): auto hands its calls on (coll_rdma_auto_emulated=1 serves them)",
-                         comm->c_name, size);
+    if (agreed && win->emulated && !cfg->auto_emulated && 0 == rank && coll_rdma_verbose(1)) {
+        coll_rdma_output("communicator %s (size %d): UCX emulates puts to some peer (no RMA "
+                         "lane, e.g. TCP): auto hands its calls on (coll_rdma_auto_emulated=1 "
+                         "serves them)", comm->c_name, size);
     }
     if (agreed) {
         m->window = win;
