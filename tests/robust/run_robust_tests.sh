@@ -378,7 +378,7 @@ put_path_any() { put_path "$1" "$2" any; } # a host of one rank maps no peer
 # arguments; MAPBY: slot, the default, or node: round-robin) and NETNS_NP;
 # returns 1 (and says SKIP) where the case cannot run.
 netns_begin() {
-    local name=$1 hosts=$2 slots=$3 mapby=${4:-slot} h i=0 spec=
+    local name=$1 hosts=$2 slots=$3 mapby=${4:-slot} h n i=0 spec=
     rdma_selected "$name" || return 1
     if [ "$NETNS" = 0 ]; then
         echo "SKIP $name (NETNS=0)"
@@ -393,7 +393,6 @@ netns_begin() {
         return 1
     fi
     NETNS_NP=0
-    NETNS_HOSTS_N=$hosts
     for h in $NETNS_HOSTS; do
         i=$((i + 1))
         n=$(echo "$slots" | cut -d, -f"$i")
