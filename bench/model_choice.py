@@ -51,6 +51,21 @@ def tuned_barrier(p):
             4: ("barrier-nway", 1), 6: ("barrier-tree", 2)}[alg]
 
 
+def _decide(rows, cuts_above, last, p, m):
+    """Walk a fixed decision table of coll/tuned: rows (below, cuts, other) by rank count
+    (the first row with p < below), in it the first cut (mb, alg) with m < mb, else other;
+    above every row cuts_above, else last.  Returns an algorithm number."""
+    for below, cuts, other in rows:
+        if p < below:
+            break
+    else:
+        cuts, other = cuts_above, last
+    for mb, alg in cuts:
+        if m < mb:
+            return alg
+    return other
+
+
 def _tuned_allreduce_alg(p, m):
     """tuned 4.1 allreduce algorithm number (commutative op) for p ranks, m bytes."""
     rows = [  # (p below, [(m below, alg)...], alg otherwise)
@@ -65,16 +80,7 @@ def _tuned_allreduce_alg(p, m):
         (2048, [(2048, 2), (16384, 3)], 6),
         (4096, [(2048, 2), (4096, 5), (16384, 3)], 6),
     ]
-    for below, cuts, other in rows:
-        if p < below:
-            for mb, alg in cuts:
-                if m < mb:
-                    return alg
-            return other
-    for mb, alg in [(2048, 2), (16384, 5), (32768, 3)]:
-        if m < mb:
-            return alg
-    return 6
+    return _decide(rows, [(2048, 2), (16384, 5), (32768, 3)], 6, p, m)
 
 
 def tuned_allreduce(p, m):
@@ -110,16 +116,7 @@ def _tuned_bcast_alg(p, m):
         (2048, [(524288, 7)], 8),
         (4096, [(262144, 7)], 8),
     ]
-    for below, cuts, other in rows:
-        if p < below:
-            for mb, alg in cuts:
-                if m < mb:
-                    return alg
-            return other
-    for mb, alg in [(8192, 7), (16384, 5), (262144, 7)]:
-        if m < mb:
-            return alg
-    return 8
+    return _decide(rows, [(8192, 7), (16384, 5), (262144, 7)], 8, p, m)
 
 
 def tuned_bcast(p, m):
