@@ -26,7 +26,13 @@ static ucp_context_h ucx_context = NULL;
 static ucp_address_t *ucx_address = NULL;
 static size_t ucx_address_len = 0;
 static int ucx_state = OPAL_ERR_NOT_INITIALIZED; /* sticky result of the first init */
-static opal_hash_table_t ucx_endpoints;          /* ompi_proc_t * -> ucp_ep_h */
+static opal_hash_table_t ucx_endpoints;          /* ompi_proc_t * -> ucx_peer_t * */
+
+/* A peer process as this process reaches it, for every communicator. */
+typedef struct ucx_peer {
+    ucp_ep_h ep;
+    int emulated; /* rma_emulated(ep) once asked (a peer not mapped), else -1 */
+} ucx_peer_t;
 static bool ucx_progress_registered = false;
 static opal_mutex_t ucx_lock = OPAL_MUTEX_STATIC_INIT;
 /* how far the start has come (coll_rdma_ucx_start_step) */
@@ -315,7 +321,8 @@ void coll_rdma_ucx_fini(void)
     param.flags = UCP_EP_CLOSE_FLAG_FORCE;
     if (OPAL_SUCCESS == opal_hash_table_get_first_key_uint64(&ucx_endpoints, &key, &value, &node)) {
         do {
-            (void) ucx_wait(UCX_CALL(ucp_ep_close_nbx)((ucp_ep_h) value, &param));
+            (void) ucx_wait(UCX_CALL(ucp_ep_close_nbx)(((ucx_peer_t *) value)->ep, &param));
+            free(value);
         } while (OPAL_SUCCESS
                  == opal_hash_table_get_next_key_uint64(&ucx_endpoints, &key, &value, node, &node));
     }
@@ -332,31 +339,37 @@ void coll_rdma_ucx_fini(void)
 
 /* ---- the seam under the window -------------------------------------------------- */
 
-/* The endpoint to `proc`, whose worker address is `addr`: created once, cached
- * per process for every communicator. */
-static int endpoint(ompi_proc_t *proc, const void *addr, ucp_ep_h *ep)
+/* The peer `proc`, whose worker address is `addr`: its endpoint created once,
+ * cached per process for every communicator.  NULL on failure. */
+static ucx_peer_t *endpoint(ompi_proc_t *proc, const void *addr)
 {
     uint64_t key = (uint64_t) (uintptr_t) proc;
     ucp_ep_params_t params;
+    ucx_peer_t *peer;
     void *value;
     ucs_status_t status;
 
     if (OPAL_SUCCESS == opal_hash_table_get_value_uint64(&ucx_endpoints, key, &value)) {
-        *ep = (ucp_ep_h) value;
-        return OMPI_SUCCESS;
+        return value;
+    }
+    peer = malloc(sizeof(*peer));
+    if (NULL == peer) {
+        return NULL;
     }
     memset(&params, 0, sizeof(params));
     params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
     params.address = (const ucp_address_t *) addr;
-    status = UCX_CALL(ucp_ep_create)(coll_rdma_ucx_worker, &params, ep);
+    status = UCX_CALL(ucp_ep_create)(coll_rdma_ucx_worker, &params, &peer->ep);
     if (UCS_OK != status) {
         if (coll_rdma_verbose(1)) {
             coll_rdma_output("ucp_ep_create failed: %s", UCX_CALL(ucs_status_string)(status));
         }
-        return OMPI_ERROR;
+        free(peer);
+        return NULL;
     }
-    opal_hash_table_set_value_uint64(&ucx_endpoints, key, *ep);
-    return OMPI_SUCCESS;
+    peer->emulated = -1;
+    opal_hash_table_set_value_uint64(&ucx_endpoints, key, peer);
+    return peer;
 }
 
 int coll_rdma_ucx_mem_alloc(size_t bytes, coll_rdma_ucx_mem_t *mem, void **base)
@@ -457,19 +470,28 @@ int coll_rdma_ucx_attach(ompi_proc_t *proc, const void *blob, coll_rdma_ucx_remo
 {
     const char *p = blob;
     uint64_t head[2];
+    ucx_peer_t *peer;
     void *ptr;
 
     memcpy(head, p, sizeof(head));
     remote->base = head[0];
     *direct = NULL;
-    if (OMPI_SUCCESS != endpoint(proc, p + sizeof(head) + head[1], &remote->ep)
-        || UCS_OK != UCX_CALL(ucp_ep_rkey_unpack)(remote->ep, p + sizeof(head), &remote->rkey)) {
+    peer = endpoint(proc, p + sizeof(head) + head[1]);
+    if (NULL == peer) {
+        return OMPI_ERROR;
+    }
+    remote->ep = peer->ep;
+    if (UCS_OK != UCX_CALL(ucp_ep_rkey_unpack)(remote->ep, p + sizeof(head), &remote->rkey)) {
         return OMPI_ERROR;
     }
     if (UCS_OK == UCX_CALL(ucp_rkey_ptr)(remote->rkey, remote->base, &ptr)) {
         *direct = ptr;
     }
-    remote->emulated = NULL == *direct && rma_emulated(remote->ep);
+    /* asked once per peer process (it prints the endpoint's configuration) */
+    if (NULL == *direct && peer->emulated < 0) {
+        peer->emulated = rma_emulated(peer->ep);
+    }
+    remote->emulated = NULL == *direct && 1 == peer->emulated;
     return OMPI_SUCCESS;
 }
 

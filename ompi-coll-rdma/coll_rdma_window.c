@@ -185,19 +185,27 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     free(win);
 }
 
+/*
+ * From the first call served over puts on (its first put or wait), let
+ * opal_progress() progress UCX too: emulated puts land only where their
+ * target progresses, also after the call returned.  Not before, so that
+ * calls handed on never pay for it.
+ */
+static inline void want_progress(coll_rdma_window_t *win)
+{
+    if (OPAL_UNLIKELY(!win->progress_wanted)) {
+        coll_rdma_ucx_want_progress();
+        win->progress_wanted = true;
+    }
+}
+
 int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const void *src,
                          size_t bytes, uint64_t seq)
 {
     bool in_flight;
     int rc;
 
-    /* from the first call served over puts on, opal_progress() progresses
-     * UCX too (emulated puts land only where their target progresses); not
-     * before, so that calls handed on never pay for it */
-    if (OPAL_UNLIKELY(!win->progress_wanted)) {
-        coll_rdma_ucx_want_progress();
-        win->progress_wanted = true;
-    }
+    want_progress(win);
     win->seq_src = seq;
     rc = coll_rdma_ucx_put_signal(&win->peers[peer].remote, off + COLL_RDMA_SLOT_HEADER, src,
                                   bytes, off, &win->seq_src, &in_flight);
@@ -209,12 +217,8 @@ int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const vo
 void coll_rdma_window_idle(coll_rdma_window_t *win, int *spins)
 {
     if (win->nremote > 0) {
-        /* emulated RMA needs the target to progress, also once this call
-         * returned (as for puts: coll_rdma_window_put) */
-        if (OPAL_UNLIKELY(!win->progress_wanted)) {
-            coll_rdma_ucx_want_progress();
-            win->progress_wanted = true;
-        }
+        /* emulated RMA needs the target to progress */
+        want_progress(win);
         coll_rdma_ucx_progress();
     }
     if (--*spins <= 0) {
