@@ -304,8 +304,9 @@ static int rdma_register(void)
              &cfg->allreduce_ring_segment_bytes);
     reg_int("allreduce_ring_max_ranks",
             "auto takes the ring above allreduce_short_max_bytes only on communicators of at "
-            "most this many ranks; larger ones fall back there (on one node the ring beat the "
-            "built-in components at 4 and 8 ranks, not at 16)",
+            "most this many ranks on one node; larger ones and those across nodes fall back "
+            "there (on one node the ring beat the built-in components at 4 and 8 ranks, not at "
+            "16)",
             OPAL_INFO_LVL_6, &cfg->allreduce_ring_max_ranks);
     reg_int("allreduce_ring_slots",
             "Ring allreduce slots per rank and communicator (>= 2): segments a rank may have "
