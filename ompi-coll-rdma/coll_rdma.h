@@ -169,6 +169,7 @@ typedef struct mca_coll_rdma_component_t {
     int poll_spins;             /* polls of a sequence word between two opal_progress() calls */
     int window_setup_calls;     /* calls a communicator leaves to the fallback before set-up */
     size_t window_max_bytes;    /* cap on this rank's window (0: none); need not agree */
+    int lazy_connect;           /* 1: attach off-node peers at their first use; need not agree */
     char *tuning_file;          /* coll_rdma_tuning_file: the rules file's path, or NULL */
     coll_rdma_config_t config;
     /* process-wide statistics, printed at close when verbose >= 1 */

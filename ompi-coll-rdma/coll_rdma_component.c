@@ -50,6 +50,7 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
     .verbose = 0,
     .poll_spins = 256,
     .window_setup_calls = 16,
+    .lazy_connect = 1,
     .config = COLL_RDMA_CONFIG_DEFAULTS,
 };
 
@@ -65,7 +66,8 @@ static const char *const reason_names[COLL_RDMA_NREASONS] = {
  * *_algorithm parameter and the tuning rules name them (ending in AUTO). */
 static const int barrier_algs[] = {COLL_RDMA_ALG_NWAY, COLL_RDMA_ALG_PAIRWISE, COLL_RDMA_ALG_READ,
                                    COLL_RDMA_ALG_HIER, COLL_RDMA_ALG_AUTO};
-static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_READ, COLL_RDMA_ALG_AUTO};
+static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_READ, COLL_RDMA_ALG_HIER,
+                                 COLL_RDMA_ALG_AUTO};
 static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE,
                                      COLL_RDMA_ALG_NWAY,  COLL_RDMA_ALG_BRUCK,
                                      COLL_RDMA_ALG_RING,  COLL_RDMA_ALG_READ,
@@ -222,6 +224,15 @@ static int rdma_register(void)
             "communicator whose window geometry needs more falls back on every rank (with a "
             "message at verbose >= 1). May differ between ranks",
             MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_9, &c->window_max_bytes);
+    /* Local, not agreed: which peers a rank attaches at set-up changes
+     * nothing that another rank sees. */
+    reg_int("lazy_connect",
+            "1: a communicator's set-up connects (UCX endpoint, rkey) only the peers on this "
+            "rank's node and one other, and every other peer at its first put or get, so that "
+            "dissemination algorithms connect O(log P) peers instead of all; a peer that cannot "
+            "be reached then fails that call (MPI_ERR_INTERN). 0: every peer at set-up, where a "
+            "failure on any rank hands the communicator's calls on. May differ between ranks",
+            OPAL_INFO_LVL_6, &c->lazy_connect);
     reg_var("tuning_file",
             "Rules file that replaces auto's built-in table (docs/tuning.md, \"Calibration\"; "
             "bench/tune.sh writes one for this machine): lines of collective, ranks, bytes and "
@@ -245,9 +256,11 @@ static int rdma_register(void)
             OPAL_INFO_LVL_5, &cfg->barrier_nway_n);
     reg_alg(COLL_RDMA_BCAST, bcast_algs,
             "MPI_Bcast algorithm: auto (read where every rank maps every window, i.e. one node; "
-            "else knomial), fallback (previous component), knomial (k-nomial tree of puts, up to "
-            "one segment), read (every rank copies from the root's slots, segmented; one node "
-            "only)");
+            "hier across nodes where some node has several ranks; else knomial), fallback "
+            "(previous component), knomial (k-nomial tree of puts, up to one segment), read "
+            "(every rank copies from the root's slots, segmented; one node only), hier (two "
+            "levels, up to one segment: the k-nomial tree among the root and the other nodes' "
+            "leaders, then each node's ranks copy from that rank's slot)");
     reg_int("bcast_radix", "Radix k of the k-nomial bcast tree (>= 2)", OPAL_INFO_LVL_5,
             &cfg->bcast_radix);
     reg_int("bcast_slots",
@@ -480,6 +493,7 @@ static int rdma_open(void)
     clamp("auto_emulated", &cfg->auto_emulated, 0, 1);
     clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
     clamp("window_setup_calls", &mca_coll_rdma_component.window_setup_calls, 0, 1 << 30);
+    clamp("lazy_connect", &mca_coll_rdma_component.lazy_connect, 0, 1);
     load_rules(cfg, mca_coll_rdma_component.tuning_file);
     return OMPI_SUCCESS;
 }

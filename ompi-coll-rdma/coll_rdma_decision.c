@@ -171,12 +171,17 @@ static int bcast_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *
         if (all_direct && 2 == comm_size && bytes > AUTO_BCAST_TWO_RANKS_MAX_BYTES) {
             return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
         }
-        alg = all_direct ? COLL_RDMA_ALG_READ : COLL_RDMA_ALG_KNOMIAL;
+        alg = all_direct ? COLL_RDMA_ALG_READ
+              : two_level(f) ? COLL_RDMA_ALG_HIER
+                             : COLL_RDMA_ALG_KNOMIAL;
     }
-    if (COLL_RDMA_ALG_READ == alg && !all_direct) {
+    if ((COLL_RDMA_ALG_READ == alg && !all_direct)
+        || (COLL_RDMA_ALG_HIER == alg && 0 == f->nnodes)) {
         return fallback(why, COLL_RDMA_WHY_WINDOW);
     }
-    if (COLL_RDMA_ALG_KNOMIAL == alg && bytes > cfg->bcast_segment_bytes) {
+    /* the tree carries one slot */
+    if ((COLL_RDMA_ALG_KNOMIAL == alg || COLL_RDMA_ALG_HIER == alg)
+        && bytes > cfg->bcast_segment_bytes) {
         return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
     return alg;

@@ -301,11 +301,16 @@ int coll_rdma_reduce_knomial_plan(coll_rdma_op_t *op);
  * among the whole communicator): the n-way barrier, its flag (round, j) at
  * flags + coll_rdma_nway_slot(n, round, j) lines; the pairwise, adapted
  * n-way and Bruck allreduce, whose input is op->sbuf, or op->rbuf where
- * in_rbuf (the two-level plans' node results; an in-place call).  Slots as
- * for the whole communicator: a group is never larger.  The n-way allreduce
- * returns OMPI_ERR_NOT_SUPPORTED where (n, g->size) is not adaptable.
+ * in_rbuf (the two-level plans' node results; an in-place call); the
+ * k-nomial bcast of op->bytes from member `root` into every member's rbuf
+ * through the bcast ring and its credits, without the flush and the
+ * "consumed" publish that end it (the caller's, after its own use of the
+ * slot).  Slots as for the whole communicator: a group is never larger.  The
+ * n-way allreduce returns OMPI_ERR_NOT_SUPPORTED where (n, g->size) is not
+ * adaptable.
  */
 int coll_rdma_barrier_nway_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, size_t flags);
+void coll_rdma_bcast_knomial_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, int root);
 int coll_rdma_allreduce_pairwise_group(coll_rdma_op_t *op, const coll_rdma_group_t *g,
                                        bool in_rbuf);
 int coll_rdma_allreduce_nway_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, bool in_rbuf);
@@ -337,6 +342,18 @@ int coll_rdma_barrier_hier_plan(coll_rdma_op_t *op);
  * "two-level".
  */
 int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Bcast in two levels, op->bytes <= cfg->bcast_segment_bytes from
+ * op->root into every rank's op->rbuf: the k-nomial tree of puts (radix
+ * cfg->bcast_radix; Gupta's RDMA tree, as in the flat plan) among one rank
+ * per node, the root on its own node and the leader on every other, then on
+ * each node the read bcast from that rank's read ring (End's notified read,
+ * seed 002 chapter 6), which its node's ranks copy out.  Across nodes
+ * ceil(log_k nodes) rounds and one message per node, against
+ * ceil(log_k P) rounds of the flat tree.  One instance per call; both rings
+ * reused under the "consumed" credits (coll_rdma_window.h).
+ */
+int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op);
 
 /** Release what the op holds (program actions on the heap, bitmaps). */
 void coll_rdma_op_fini(coll_rdma_op_t *op);

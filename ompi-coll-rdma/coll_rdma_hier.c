@@ -1,6 +1,6 @@
 /*
- * coll/rdma two-level family: the node map of a window, and the barrier and
- * small allreduce in two levels (inside a node by reading, as the notified-
+ * coll/rdma two-level family: the node map of a window, and the barrier,
+ * the bcast of one segment and the small allreduce in two levels (inside a node by reading, as the notified-
  * read family of End's thesis, seed 002 chapter 6; among the nodes' leaders
  * by the flat schedules of coll_rdma_nway.c and coll_rdma_pairwise.c, as
  * coll/han composes its levels).  Across nodes only one rank per node
@@ -12,6 +12,9 @@
 
 #include "coll_rdma_exec.h"
 #include "coll_rdma_sched.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 uint64_t coll_rdma_window_map_hash(const bool *mapped, int size)
 {
@@ -32,7 +35,7 @@ void coll_rdma_window_set_nodes(coll_rdma_window_t *win, const int64_t *leader_o
 {
     int size = win->comm_size, me = win->rank;
     int64_t mine = leader_of[me];
-    bool ok = NULL != win->leaders && NULL != win->local;
+    bool ok = NULL != win->leaders && NULL != win->local && NULL != win->node_of;
 
     win->nodes = false;
     win->nnodes = win->nlocal = 0;
@@ -47,8 +50,11 @@ void coll_rdma_window_set_nodes(coll_rdma_window_t *win, const int64_t *leader_o
     for (int i = 0; i < size; ++i) {
         if (leader_of[i] == i) {
             win->node = i == mine ? win->nnodes : win->node;
+            win->node_of[i] = win->nnodes;
             win->leaders[win->nnodes++] = i;
         }
+        /* a node's leader is its lowest rank: numbered before its members */
+        win->node_of[i] = win->node_of[leader_of[i]];
         if (leader_of[i] == mine) {
             win->local_rank = i == me ? win->nlocal : win->local_rank;
             win->local[win->nlocal++] = i;
@@ -149,5 +155,50 @@ int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op)
     if (win->nlocal > 1) {
         coll_rdma_prog_post(p, 0, win->rank, result, rbuf, op->bytes);
     }
+    return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op)
+{
+    coll_rdma_window_t *win = op->win;
+    coll_rdma_prog_t *p = &op->prog;
+    coll_rdma_slot_t slot = coll_rdma_slot(win->off_bcast_read, win->bcast_slot_size,
+                                           (uint32_t) win->bcast_slots);
+    coll_rdma_buf_t rbuf = coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0);
+    int root_node = win->node_of[op->root];
+    /* the rank that carries this node: the root on its node, else the leader */
+    int carrier = win->node == root_node ? op->root : win->local[0];
+
+    if (win->rank != carrier) {
+        coll_rdma_prog_wait_peer(p, 0, carrier, slot);
+        coll_rdma_prog_copy(p, coll_rdma_buf_slot(slot, carrier, 0), rbuf, op->bytes, 0);
+    } else {
+        if (win->nnodes > 1) {
+            int *carriers = malloc(win->nnodes * sizeof(int));
+            coll_rdma_group_t g = {win->nnodes, win->node, carriers};
+
+            if (NULL == carriers) {
+                return OMPI_ERR_OUT_OF_RESOURCE;
+            }
+            memcpy(carriers, win->leaders, win->nnodes * sizeof(int));
+            carriers[root_node] = op->root;
+            coll_rdma_bcast_knomial_group(op, &g, root_node);
+            free(carriers);
+        }
+        /* as the read bcast's root: the slot last held instance seq -
+         * bcast_slots, done with once every rank of the node consumed it */
+        for (int i = 0; win->nlocal > 1 && i < win->nlocal; ++i) {
+            if (win->local[i] != win->rank) {
+                coll_rdma_prog_credit(p, COLL_RDMA_ACT_CREDIT, 0, COLL_RDMA_CREDIT_BCAST,
+                                      win->local[i]);
+            }
+        }
+        if (win->nlocal > 1) {
+            coll_rdma_prog_post(p, 0, win->rank, slot, rbuf, op->bytes);
+        }
+    }
+    /* the k-nomial slot is rewritten once every put out of it completed */
+    coll_rdma_prog_flush(p);
+    coll_rdma_prog_credit(p, COLL_RDMA_ACT_PUBLISH, 0, COLL_RDMA_CREDIT_BCAST, 0);
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }

@@ -22,15 +22,16 @@ static coll_rdma_slot_t child_slot(coll_rdma_slot_t base, int vrank, int size, i
 
 /*
  * Send `bytes` of `src` into `slot` of every child (vranks relative to
- * `root`), largest subtree first.  With `credits` (of that kind, >= 0), each
- * post waits until its child consumed what the slot held before.
+ * member `root` of g), largest subtree first.  With `credits` (of that
+ * kind, >= 0), each post waits until its child consumed what the slot held
+ * before.
  */
-static void tree_fanout(coll_rdma_prog_t *p, const coll_rdma_window_t *win, const int *children,
+static void tree_fanout(coll_rdma_prog_t *p, const coll_rdma_group_t *g, const int *children,
                         int nchildren, int root, coll_rdma_slot_t slot, coll_rdma_buf_t src,
                         size_t bytes, int credits)
 {
     for (int c = 0; c < nchildren; ++c) {
-        int peer = (children[c] + root) % win->comm_size;
+        int peer = coll_rdma_group_peer(g, (children[c] + root) % g->size);
         if (credits >= 0) {
             coll_rdma_prog_credit(p, COLL_RDMA_ACT_CREDIT, 0, credits, peer);
         }
@@ -56,15 +57,14 @@ static void tree_combine(coll_rdma_prog_t *p, const coll_rdma_window_t *win, con
     }
 }
 
-int coll_rdma_bcast_knomial_plan(coll_rdma_op_t *op)
+void coll_rdma_bcast_knomial_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, int root)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
     int radix = op->cfg->bcast_radix;
-    int size = win->comm_size;
-    int vrank = (win->rank - op->root + size) % size;
-    int children[coll_rdma_knomial_max_children(size, radix) + 1];
-    int nchildren = coll_rdma_knomial_children(vrank, size, radix, children);
+    int vrank = (g->rank - root + g->size) % g->size;
+    int children[coll_rdma_knomial_max_children(g->size, radix) + 1];
+    int nchildren = coll_rdma_knomial_children(vrank, g->size, radix, children);
     coll_rdma_slot_t slot = coll_rdma_slot(win->off_bcast, win->bcast_slot_size,
                                            (uint32_t) win->bcast_slots);
     coll_rdma_buf_t rbuf = coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0);
@@ -74,11 +74,18 @@ int coll_rdma_bcast_knomial_plan(coll_rdma_op_t *op)
         coll_rdma_prog_wait(p, 0, slot);
     }
     /* children first: they wait on us, our own copy does not */
-    tree_fanout(p, win, children, nchildren, op->root, slot, src, op->bytes,
-                COLL_RDMA_CREDIT_BCAST);
+    tree_fanout(p, g, children, nchildren, root, slot, src, op->bytes, COLL_RDMA_CREDIT_BCAST);
     if (0 != vrank) {
         coll_rdma_prog_copy(p, src, rbuf, op->bytes, 0);
     }
+}
+
+int coll_rdma_bcast_knomial_plan(coll_rdma_op_t *op)
+{
+    coll_rdma_prog_t *p = &op->prog;
+    coll_rdma_group_t all = coll_rdma_group_all(op->win);
+
+    coll_rdma_bcast_knomial_group(op, &all, op->root);
     coll_rdma_prog_flush(p);
     /* The slot may be rewritten once every put out of it completed.  The
      * root publishes too: the credit a later parent checks is per instance,
@@ -93,6 +100,7 @@ int coll_rdma_allreduce_ktree_plan(coll_rdma_op_t *op)
     coll_rdma_prog_t *p = &op->prog;
     int radix = op->cfg->allreduce_ktree_degree + 1;
     int size = win->comm_size, rank = win->rank;
+    coll_rdma_group_t all = coll_rdma_group_all(win);
     int children[coll_rdma_knomial_max_children(size, radix) + 1];
     int nchildren = coll_rdma_knomial_children(rank, size, radix, children);
     coll_rdma_slot_t up = coll_rdma_slot_fixed(win->off_ar_up);
@@ -119,7 +127,7 @@ int coll_rdma_allreduce_ktree_plan(coll_rdma_op_t *op)
         coll_rdma_prog_wait(p, 0, down);
         result = coll_rdma_buf_slot(down, -1, 0);
     }
-    tree_fanout(p, win, children, nchildren, 0, down, result, op->bytes, -1);
+    tree_fanout(p, &all, children, nchildren, 0, down, result, op->bytes, -1);
     if (0 != rank) {
         coll_rdma_prog_copy(p, result, rbuf, op->bytes, 0);
     }

@@ -305,7 +305,10 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
             goto out;
         }
         attached(win, cfg->debug_node_ranks,
-                 OMPI_SUCCESS == coll_rdma_window_attach(win, comm, blobs, displs), &ok);
+                 OMPI_SUCCESS
+                     == coll_rdma_window_attach(win, comm, &blobs, &displs,
+                                                mca_coll_rdma_component.lazy_connect),
+                 &ok);
         /* a peer that failed to connect must not be written to by others */
         rc = exchange(m, comm, &ok, oks, sizeof(ok));
         if (OMPI_SUCCESS != rc) {
@@ -335,6 +338,12 @@ out:
         coll_rdma_output("communicator %s (size %d): UCX emulates puts to some peer (no RMA "
                          "lane, e.g. TCP): auto hands its calls on (coll_rdma_auto_emulated=1 "
                          "serves them)", comm->c_name, size);
+    }
+    if (agreed && 0 == rank && coll_rdma_verbose(2)) {
+        coll_rdma_output("communicator %s (size %d): window of %zu bytes; addresses %zu bytes in "
+                         "all; rank 0 attached %d peers at set-up (%d mapped), %d left for their "
+                         "first put or get", comm->c_name, size, win->size, total,
+                         win->nattached, size - 1 - win->nremote, win->npending);
     }
     if (agreed) {
         m->window = win;

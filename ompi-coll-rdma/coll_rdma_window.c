@@ -15,9 +15,6 @@
 
 #include "opal/runtime/opal_progress.h"
 
-static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
-                        const char *blobs, const int *displs);
-
 /* Descriptors a window set-up may need: UCX's posix transport keeps one open
  * per window and opens one per peer's window while attaching. */
 #define COLL_RDMA_FD_MARGIN 32
@@ -83,6 +80,7 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t
     win->reduce_credit = calloc(comm_size, sizeof(*win->reduce_credit));
     win->leaders = malloc(comm_size * sizeof(int));
     win->local = malloc(comm_size * sizeof(int));
+    win->node_of = malloc(comm_size * sizeof(int));
     win->scratch = malloc(win->scratch_size > 0 ? win->scratch_size : 1);
     if (NULL != win->peers && NULL != win->credit && NULL != win->reduce_credit
         && NULL != win->scratch && layout_ok) {
@@ -132,37 +130,114 @@ void coll_rdma_window_pack(const coll_rdma_window_t *win, void *blob)
     coll_rdma_ucx_address_pack(&win->mem, win->base, blob);
 }
 
+/*
+ * Attach peer i: its endpoint (made once per process, cached) and its
+ * window's rkey.  `map`: use the mapping where UCX gives one; a peer
+ * attached late is reached by puts whatever UCX could do, since the node
+ * map and every choice between stores and puts were fixed at set-up.  Call
+ * with the UCX lock held.
+ */
+static int attach_peer(coll_rdma_window_t *win, int i, bool map)
+{
+    coll_rdma_peer_t *peer = &win->peers[i];
+    char *direct = NULL;
+    int rc;
+
+    rc = coll_rdma_ucx_attach(ompi_comm_peer_lookup(win->comm, i), win->blobs + win->blob_displs[i],
+                              &peer->remote, &direct);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    peer->direct = map ? direct : NULL;
+    win->nattached += 1;
+    win->nemulated += peer->remote.emulated;
+    return OMPI_SUCCESS;
+}
+
+/* The addresses are needed no more once no peer waits. */
+static void blobs_done(coll_rdma_window_t *win)
+{
+    free(win->blobs);
+    free(win->blob_displs);
+    win->blobs = NULL;
+    win->blob_displs = NULL;
+}
+
+/* Whether rank i is attached now: every peer when eager; when lazy, the
+ * node's, and the first peer after this rank that is off the node. */
+static bool attach_now(struct ompi_communicator_t *comm, int i, bool lazy, int *probe)
+{
+    if (!lazy || OPAL_PROC_ON_LOCAL_NODE(ompi_comm_peer_lookup(comm, i)->super.proc_flags)) {
+        return true;
+    }
+    if (*probe < 0) {
+        *probe = i;
+        return true;
+    }
+    return false;
+}
+
 int coll_rdma_window_attach(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
-                            const char *blobs, const int *displs)
+                            char **blobs, int **displs, bool lazy)
+{
+    int rc = OMPI_SUCCESS, probe = -1;
+
+    win->comm = comm;
+    win->blobs = *blobs;
+    win->blob_displs = *displs;
+    *blobs = NULL;
+    *displs = NULL;
+    coll_rdma_ucx_lock();
+    /* from the next rank on, so that the peer probed off the node is the
+     * first after this rank */
+    for (int d = 1; d < win->comm_size && OMPI_SUCCESS == rc; ++d) {
+        int i = (win->rank + d) % win->comm_size;
+
+        win->nremote += 1; /* until it turns out mapped */
+        if (attach_now(comm, i, lazy, &probe)) {
+            rc = attach_peer(win, i, true);
+            win->nremote -= NULL != win->peers[i].direct;
+        } else {
+            win->peers[i].pending = true;
+            win->npending += 1;
+        }
+    }
+    win->peers[win->rank].direct = win->base;
+    coll_rdma_ucx_address_done(&win->mem);
+    coll_rdma_ucx_unlock();
+    if (0 == win->npending) {
+        blobs_done(win);
+    }
+    return rc;
+}
+
+/* A pending peer's first put or get: attach it now. */
+static int attach_late(coll_rdma_window_t *win, int i)
 {
     int rc;
 
     coll_rdma_ucx_lock();
-    rc = attach_peers(win, comm, blobs, displs);
+    rc = attach_peer(win, i, false);
     coll_rdma_ucx_unlock();
-    return rc;
+    if (OMPI_SUCCESS != rc) {
+        if (coll_rdma_verbose(1)) {
+            coll_rdma_output("rank %d of communicator %s could not reach rank %d's window at "
+                             "its first use (set coll_rdma_lazy_connect=0 to connect every "
+                             "peer at set-up, where a failure hands calls on)",
+                             win->rank, win->comm->c_name, i);
+        }
+        return rc;
+    }
+    win->peers[i].pending = false;
+    if (0 == --win->npending) {
+        blobs_done(win);
+    }
+    return OMPI_SUCCESS;
 }
 
-static int attach_peers(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
-                        const char *blobs, const int *displs)
+static inline int reach(coll_rdma_window_t *win, int i)
 {
-    for (int i = 0; i < win->comm_size; ++i) {
-        coll_rdma_peer_t *peer = &win->peers[i];
-
-        if (i == win->rank) {
-            peer->direct = win->base;
-            continue;
-        }
-        if (OMPI_SUCCESS
-            != coll_rdma_ucx_attach(ompi_comm_peer_lookup(comm, i), blobs + displs[i], &peer->remote,
-                                    &peer->direct)) {
-            return OMPI_ERROR;
-        }
-        win->nremote += NULL == peer->direct;
-        win->nemulated += peer->remote.emulated;
-    }
-    coll_rdma_ucx_address_done(&win->mem);
-    return OMPI_SUCCESS;
+    return OPAL_UNLIKELY(win->peers[i].pending) ? attach_late(win, i) : OMPI_SUCCESS;
 }
 
 void coll_rdma_window_free(coll_rdma_window_t *win)
@@ -182,6 +257,8 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     free(win->scratch);
     free(win->leaders);
     free(win->local);
+    free(win->node_of);
+    blobs_done(win);
     free(win);
 }
 
@@ -206,6 +283,10 @@ int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const vo
     int rc;
 
     want_progress(win);
+    rc = reach(win, peer);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
     win->seq_src = seq;
     rc = coll_rdma_ucx_put_signal(&win->peers[peer].remote, off + COLL_RDMA_SLOT_HEADER, src,
                                   bytes, off, &win->seq_src, &in_flight);
@@ -249,8 +330,8 @@ static int fetch_word(coll_rdma_window_t *win, int peer, size_t off, uint64_t *v
     int rc;
 
     if (!win->fetching) {
-        if (OMPI_SUCCESS
-            != coll_rdma_ucx_get(&win->peers[peer].remote, off, &win->fetched, sizeof(win->fetched))) {
+        if (OMPI_SUCCESS != reach(win, peer)
+            || OMPI_SUCCESS != coll_rdma_ucx_get(&win->peers[peer].remote, off, &win->fetched, sizeof(win->fetched))) {
             return OMPI_ERROR;
         }
         win->fetching = true;

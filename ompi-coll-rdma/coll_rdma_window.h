@@ -169,6 +169,7 @@
 typedef struct coll_rdma_peer {
     coll_rdma_ucx_remote_t remote; /* the peer's window by RMA (none for this rank) */
     char *direct;                  /* the peer's window mapped here, or NULL */
+    bool pending;                  /* not attached yet: at its first put or get */
 } coll_rdma_peer_t;
 
 #define COLL_RDMA_MAX_REGIONS 40
@@ -204,6 +205,11 @@ typedef struct coll_rdma_window {
     int rank;
     coll_rdma_peer_t *peers; /* comm_size entries */
     int nremote;             /* peers reached by RMA puts rather than stores */
+    int nattached;           /* peers attached so far (endpoint and rkey) */
+    int npending;            /* peers to attach at their first put or get */
+    struct ompi_communicator_t *comm; /* whose ranks the peers are (for those pending) */
+    char *blobs;             /* every rank's address, kept while some peer is pending */
+    int *blob_displs;        /* rank i's address at blobs + blob_displs[i] */
     int nemulated;           /* of them, peers whose puts UCX emulates (no RMA lane) */
     bool emulated;           /* some rank has such a peer (agreed at set-up) */
     bool progress_wanted;    /* UCX progress asked of opal_progress() (first put or wait) */
@@ -217,6 +223,7 @@ typedef struct coll_rdma_window {
     int nlocal;
     int *local;              /* nlocal (of comm_size) entries: this rank's node, ascending */
     int local_rank;          /* this rank's index in local (0: the leader) */
+    int *node_of;            /* comm_size entries: each rank's node, an index into leaders */
     bool dirty;              /* puts whose sources UCX still reads, issued since the last flush */
     bool unordered;          /* puts issued since the last flush or fence */
     int poll_spins;          /* polls between two opal_progress() calls (set by the module) */
@@ -350,19 +357,29 @@ size_t coll_rdma_window_blob_size(const coll_rdma_window_t *win);
 void coll_rdma_window_pack(const coll_rdma_window_t *win, void *blob);
 
 /**
- * Connect to every peer from the gathered blobs (blobs + displs[i] is rank
- * i's).  Returns OMPI_SUCCESS or an error; on error the window stays safe to
- * free.
+ * Connect to the peers from the gathered addresses (*blobs + (*displs)[i] is
+ * rank i's).  Eager (lazy false): every peer now.  Lazy: now only the peers
+ * on this rank's node (Open MPI's locality: the ones UCX may map, which the
+ * node map and the read algorithms need at once) and one peer off the node
+ * (the first after this rank), so that whether UCX emulates puts across
+ * nodes is known at set-up; every other peer at its first put or get
+ * (coll_rdma_window_put(), the credit reads), and reached by puts even where
+ * UCX could map it.  Set-up then makes endpoints and rkeys for the node and
+ * one peer instead of comm_size - 1; a dissemination schedule adds O(log P).
+ * Where a peer is left pending the window keeps *blobs and *displs (set
+ * to NULL here; freed with the window or once every peer is attached).
+ * Returns OMPI_SUCCESS or an error; on error the window stays safe to free.
  */
 int coll_rdma_window_attach(coll_rdma_window_t *win, struct ompi_communicator_t *comm,
-                            const char *blobs, const int *displs);
+                            char **blobs, int **displs, bool lazy);
 
 /**
  * Set the node map of `win` from leader_of[i], the leader (lowest rank of
  * its node) each of the win->comm_size ranks reported, and map_hash[i], a
  * hash of the set of ranks rank i maps (itself included): nodes, nnodes,
- * leaders, node, nlocal, local, local_rank, into win->leaders and win->local
- * (comm_size entries each, allocated with the window).  win->nodes is true
+ * leaders, node, nlocal, local, local_rank, node_of, into win->leaders,
+ * win->local and win->node_of (comm_size entries each, allocated with the
+ * window).  win->nodes is true
  * when every rank maps every rank of its node: the ranks of a node all report
  * the map hash of their leader, who leads itself (any rank, e.g. a leader of
  * -1, can veto the map).  Every rank computes the same from the same arrays;

@@ -4,9 +4,12 @@
  * exit one line on stderr:
  *
  *     [put-counter] host H pid P: ucp_put_nbi=N ucp_rkey_ptr_ok=A ucp_rkey_ptr_fail=B
+ *         ucp_ep_rkey_unpack=U ucp_ep_create=E
  *
  * ucp_rkey_ptr succeeding means a peer's window is mapped (stores);
- * failing means that peer is reached by ucp_put_nbi.  In these tests only
+ * failing means that peer is reached by ucp_put_nbi.  ucp_ep_rkey_unpack
+ * counts the peers' windows attached (one per peer and communicator),
+ * ucp_ep_create the peer processes connected.  In these tests only
  * coll/rdma calls these functions (Open MPI runs pml ob1, not UCX).
  */
 #define _GNU_SOURCE
@@ -16,15 +19,20 @@
 
 #include <ucp/api/ucp.h>
 
-static unsigned long n_put, n_ptr_ok, n_ptr_fail;
+static unsigned long n_put, n_ptr_ok, n_ptr_fail, n_unpack, n_ep;
+
+/* The next definition of `name` after this library's. */
+static void *next(const char *name)
+{
+    return dlsym(RTLD_NEXT, name);
+}
 
 ucs_status_t ucp_put_nbi(ucp_ep_h ep, const void *buffer, size_t length, uint64_t remote_addr,
                          ucp_rkey_h rkey)
 {
     static ucs_status_t (*real)(ucp_ep_h, const void *, size_t, uint64_t, ucp_rkey_h);
     if (NULL == real) {
-        real = (ucs_status_t(*)(ucp_ep_h, const void *, size_t, uint64_t, ucp_rkey_h)) dlsym(
-            RTLD_NEXT, "ucp_put_nbi");
+        real = (ucs_status_t(*)(ucp_ep_h, const void *, size_t, uint64_t, ucp_rkey_h)) next("ucp_put_nbi");
     }
     __atomic_fetch_add(&n_put, 1, __ATOMIC_RELAXED);
     return real(ep, buffer, length, remote_addr, rkey);
@@ -35,11 +43,32 @@ ucs_status_t ucp_rkey_ptr(ucp_rkey_h rkey, uint64_t raddr, void **addr_p)
     static ucs_status_t (*real)(ucp_rkey_h, uint64_t, void **);
     ucs_status_t status;
     if (NULL == real) {
-        real = (ucs_status_t(*)(ucp_rkey_h, uint64_t, void **)) dlsym(RTLD_NEXT, "ucp_rkey_ptr");
+        real = (ucs_status_t(*)(ucp_rkey_h, uint64_t, void **)) next("ucp_rkey_ptr");
     }
     status = real(rkey, raddr, addr_p);
     __atomic_fetch_add(UCS_OK == status ? &n_ptr_ok : &n_ptr_fail, 1, __ATOMIC_RELAXED);
     return status;
+}
+
+ucs_status_t ucp_ep_rkey_unpack(ucp_ep_h ep, const void *rkey_buffer, ucp_rkey_h *rkey_p)
+{
+    static ucs_status_t (*real)(ucp_ep_h, const void *, ucp_rkey_h *);
+    if (NULL == real) {
+        real = (ucs_status_t(*)(ucp_ep_h, const void *, ucp_rkey_h *)) next("ucp_ep_rkey_unpack");
+    }
+    __atomic_fetch_add(&n_unpack, 1, __ATOMIC_RELAXED);
+    return real(ep, rkey_buffer, rkey_p);
+}
+
+ucs_status_t ucp_ep_create(ucp_worker_h worker, const ucp_ep_params_t *params, ucp_ep_h *ep_p)
+{
+    static ucs_status_t (*real)(ucp_worker_h, const ucp_ep_params_t *, ucp_ep_h *);
+    if (NULL == real) {
+        real = (ucs_status_t(*)(ucp_worker_h, const ucp_ep_params_t *, ucp_ep_h *)) next(
+            "ucp_ep_create");
+    }
+    __atomic_fetch_add(&n_ep, 1, __ATOMIC_RELAXED);
+    return real(worker, params, ep_p);
 }
 
 __attribute__((destructor)) static void report(void)
@@ -48,7 +77,7 @@ __attribute__((destructor)) static void report(void)
     gethostname(host, sizeof(host) - 1);
     if (n_put + n_ptr_ok + n_ptr_fail > 0) {
         fprintf(stderr, "[put-counter] host %s pid %d: ucp_put_nbi=%lu ucp_rkey_ptr_ok=%lu "
-                        "ucp_rkey_ptr_fail=%lu\n",
-                host, (int) getpid(), n_put, n_ptr_ok, n_ptr_fail);
+                        "ucp_rkey_ptr_fail=%lu ucp_ep_rkey_unpack=%lu ucp_ep_create=%lu\n",
+                host, (int) getpid(), n_put, n_ptr_ok, n_ptr_fail, n_unpack, n_ep);
     }
 }

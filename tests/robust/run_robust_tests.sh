@@ -74,7 +74,7 @@ AUTO_AR="(read|ktree|pairwise|nway|bruck|ring)"
 SERVED_ALL="served:barrier:read served:bcast:read served:allreduce:$AUTO_AR"
 SERVED_PUT="served:barrier:nway served:bcast:knomial served:allreduce:$AUTO_AR"
 # across hosts of several ranks each: the two levels
-SERVED_HIER="served:barrier:hier served:bcast:knomial served:allreduce:hier"
+SERVED_HIER="served:barrier:hier served:bcast:hier served:allreduce:hier"
 
 # The component's statistics and messages only exist in component mode.
 component() { [ "$RDMA_MODE" = component ]; }
@@ -370,6 +370,25 @@ put_path() {
     fi
     grep '^\[put-counter\]' "$2" | head -n 1 | sed 's/^\[put-counter\] //' >"$RCASE_NOTE_FILE"
 }
+# connects OUT ERR lazy|eager: the rkeys each rank unpacked for
+# MPI_COMM_WORLD's window (the only one of a burst).  Eager: every peer's.
+# Lazy: no rank attached every peer (the node's, one more, then only the
+# peers the two-level bcast and allreduce touched among the nodes).
+connects() {
+    local counts max min
+    counts=$(grep '^\[put-counter\]' "$2" | sed -n 's/.*ucp_ep_rkey_unpack=\([0-9]*\).*/\1/p' | sort -n)
+    [ "$(echo "$counts" | grep -c .)" -eq "$NETNS_NP" ] || { echo "not every rank printed ucp_ep_rkey_unpack"; return; }
+    min=$(echo "$counts" | head -n 1)
+    max=$(echo "$counts" | tail -n 1)
+    if [ "$3" = lazy ] && [ "$max" -ge $((NETNS_NP - 1)) ]; then
+        echo "a rank attached $max peers' windows of $((NETNS_NP - 1)) although connections are lazy"
+    elif [ "$3" = eager ] && [ "$min" -lt $((NETNS_NP - 1)) ]; then
+        echo "a rank attached only $min peers' windows of $((NETNS_NP - 1)) with coll_rdma_lazy_connect=0"
+    fi
+    echo "rkeys unpacked per rank: $min to $max of $((NETNS_NP - 1))" >"$RCASE_NOTE_FILE"
+}
+connects_lazy() { connects "$1" "$2" lazy; }
+connects_eager() { connects "$1" "$2" eager; }
 put_path_mixed() { put_path "$1" "$2" direct; }
 put_path_only() { put_path "$1" "$2" put; }
 put_path_any() { put_path "$1" "$2" any; } # a host of one rank maps no peer
@@ -414,7 +433,7 @@ NETNS_FLAT="--mca coll_rdma_barrier_algorithm pairwise --mca coll_rdma_allreduce
 if netns_begin netns-2hosts-x2 2 2; then
     rcase netns-2hosts-x2-mix "$NETNS_NP" "$NETNS_ARGS" "$ROBUST mix --calls 600" "$SERVED_HIER" put_path_mixed
     rcase netns-2hosts-x2-edge "$NETNS_NP" "$NETNS_ARGS" "$ROBUST edge" \
-        "someserved:bcast:knomial someserved:allreduce:hier" put_path_mixed
+        "someserved:bcast:hier someserved:allreduce:hier" put_path_mixed
     netns_teardown
 fi
 # without coll_rdma_auto_emulated, auto hands every call on (reason window)
@@ -432,6 +451,12 @@ fi
 if netns_begin netns-4hosts-x2-roundrobin 4 2 node; then
     rcase netns-4hosts-x2-roundrobin-mix "$NETNS_NP" "$NETNS_ARGS" "$ROBUST mix --calls 400" \
         "$SERVED_HIER" put_path_mixed
+    # endpoints and rkeys made at set-up for the node and one peer, the
+    # others at their first use; all at set-up when asked
+    rcase netns-4hosts-x2-roundrobin-lazy "$NETNS_NP" "$NETNS_ARGS" "$ROBUST burst --calls 300" \
+        "served:bcast:hier" connects_lazy
+    rcase netns-4hosts-x2-roundrobin-eager "$NETNS_NP" "$NETNS_ARGS --mca coll_rdma_lazy_connect 0" \
+        "$ROBUST burst --calls 300" "served:bcast:hier" connects_eager
     netns_teardown
 fi
 # uneven hosts; edge's split communicators span subsets of them

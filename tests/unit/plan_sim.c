@@ -165,6 +165,7 @@ static void node_map(sim_t *S, const int *node_of)
     for (int q = 0; q < P; ++q) {
         S->r[q].win.leaders = xcalloc(S, P, sizeof(int));
         S->r[q].win.local = xcalloc(S, P, sizeof(int));
+        S->r[q].win.node_of = xcalloc(S, P, sizeof(int));
         coll_rdma_window_set_nodes(&S->r[q].win, leader_of, hash);
     }
     free(leader_of);
@@ -380,6 +381,7 @@ static void cleanup(sim_t *S)
         free(S->r[q].win.scratch);
         free(S->r[q].win.leaders);
         free(S->r[q].win.local);
+        free(S->r[q].win.node_of);
         free(S->r[q].pending);
         free(S->r[q].direct);
     }

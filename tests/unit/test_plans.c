@@ -65,6 +65,7 @@ static const struct alg {
     /* two levels: need a node map (all mapped: one node; else sc->nodes) */
     {COLL_RDMA_BARRIER, COLL_RDMA_ALG_HIER, false},
     {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_HIER, false},
+    {COLL_RDMA_BCAST, COLL_RDMA_ALG_HIER, false},
 };
 #define NALGS ((int) (sizeof(algs) / sizeof(algs[0])))
 /* families: 0 .. NALGS-1 one algorithm, then one collective each, then mixed (mapped, put path) */
@@ -169,8 +170,9 @@ static void make_call(sim_scenario_t *sc, int i, int k)
     }
     switch (c->coll) {
     case COLL_RDMA_BCAST:
-        /* read: segmented up to bcast_max_bytes; knomial: one segment */
-        c->bytes = some_size(COLL_RDMA_ALG_KNOMIAL == c->alg ? cfg->bcast_segment_bytes
+        /* read: segmented up to bcast_max_bytes; knomial and hier: one segment */
+        c->bytes = some_size(COLL_RDMA_ALG_KNOMIAL == c->alg || COLL_RDMA_ALG_HIER == c->alg
+                                 ? cfg->bcast_segment_bytes
                              : pick(2)                       ? cfg->bcast_max_bytes
                                                              : cfg->bcast_segment_bytes + 1);
         break;
