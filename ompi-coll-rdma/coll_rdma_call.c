@@ -128,43 +128,6 @@ static int views(coll_rdma_op_t *op, const coll_rdma_call_t *c, size_t in_bytes,
 }
 
 /*
- * A reduce larger than the window's reduce slots (decided only where Open
- * MPI's own reduction of the pair is wrong): one k-nomial instance per chunk
- * of at most the slot payload, in order, in one program.  Every rank cuts the
- * same chunks (count and type match); chunk g's actions take instance
- * first + g and the chunk's part of the user's buffers, so the slot and
- * credit arguments hold as for separate calls.
- */
-static int plan_chunks(coll_rdma_op_t *op)
-{
-    size_t extent = op->dtype->super.size, chunk = op->win->reduce_bytes / extent;
-    size_t count = op->count;
-    uint32_t g = 0;
-    int rc = OMPI_SUCCESS;
-
-    for (size_t done = 0; OMPI_SUCCESS == rc && done < count; done += chunk, ++g) {
-        int first = op->prog.n;
-        op->count = count - done < chunk ? count - done : chunk;
-        op->bytes = op->count * extent;
-        rc = coll_rdma_reduce_knomial_plan(op);
-        for (int i = first; i < op->prog.n; ++i) {
-            coll_rdma_act_t *a = &op->prog.acts[i];
-            coll_rdma_buf_t *bufs[2] = {&a->src, &a->dst};
-            a->dseq += g;
-            for (int b = 0; b < 2; ++b) {
-                if (COLL_RDMA_BUF_SBUF == bufs[b]->base || COLL_RDMA_BUF_RBUF == bufs[b]->base) {
-                    bufs[b]->off += done * extent;
-                }
-            }
-        }
-    }
-    op->count = count;
-    op->bytes = count * extent;
-    op->prog.nseq = g;
-    return rc;
-}
-
-/*
  * Bind the call's buffers to `op`: the user's arguments for PACK and
  * UNPACK, and op->sbuf / op->rbuf through views().  For a call whose
  * layouts are contiguous this adds no action, so a standing operation is
@@ -225,11 +188,8 @@ int coll_rdma_call_prepare(coll_rdma_op_t *op, const coll_rdma_call_t *c,
         op->prog.nseq = 0;
         return OMPI_SUCCESS;
     }
-    if (OMPI_SUCCESS == rc && COLL_RDMA_REDUCE == c->coll && COLL_RDMA_ALG_KNOMIAL == op->alg
-        && bytes > op->win->reduce_bytes) {
-        rc = plan_chunks(op);
-    } else if (OMPI_SUCCESS == rc) {
-        rc = coll_rdma_plans[c->coll][op->alg](op);
+    if (OMPI_SUCCESS == rc) {
+        rc = coll_rdma_plan(op);
     }
     if (OMPI_SUCCESS == rc && op->unpack_bytes > 0) {
         coll_rdma_act_t *a = coll_rdma_prog_add(&op->prog, COLL_RDMA_ACT_UNPACK, 0);

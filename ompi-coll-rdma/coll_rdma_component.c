@@ -256,11 +256,11 @@ static int rdma_register(void)
             OPAL_INFO_LVL_5, &cfg->barrier_nway_n);
     reg_alg(COLL_RDMA_BCAST, bcast_algs,
             "MPI_Bcast algorithm: auto (read where every rank maps every window, i.e. one node; "
-            "hier across nodes where some node has several ranks; else knomial), fallback "
-            "(previous component), knomial (k-nomial tree of puts, up to one segment), read "
-            "(every rank copies from the root's slots, segmented; one node only), hier (two "
-            "levels, up to one segment: the k-nomial tree among the root and the other nodes' "
-            "leaders, then each node's ranks copy from that rank's slot)");
+            "across nodes, up to one segment, hier where some node has several ranks, else "
+            "knomial), fallback (previous component), knomial (k-nomial tree of puts, segments "
+            "pipelined), read (every rank copies from the root's slots, segmented; one node "
+            "only), hier (two levels: the k-nomial tree among the root and the other nodes' "
+            "leaders, then each node's ranks copy from that rank's slot; segments pipelined)");
     reg_int("bcast_radix", "Radix k of the k-nomial bcast tree (>= 2)", OPAL_INFO_LVL_5,
             &cfg->bcast_radix);
     reg_int("bcast_slots",
@@ -268,8 +268,9 @@ static int rdma_register(void)
             "of the slowest receiver before it waits for credit",
             OPAL_INFO_LVL_6, &cfg->bcast_slots);
     reg_size("bcast_segment_bytes",
-             "Payload bytes of one bcast slot: the largest knomial bcast, and the segment of a "
-             "read bcast. Window memory for bcast: 2 * bcast_slots * this",
+             "Payload bytes of one bcast slot: the segment of every bcast (read, knomial, "
+             "hier), one instance each; up to bcast_slots of them in flight. Window memory for "
+             "bcast: 2 * bcast_slots * this",
              &cfg->bcast_segment_bytes);
     reg_size("bcast_max_bytes",
              "Largest MPI_Bcast (bytes) that coll/rdma serves; larger ones fall back",

@@ -165,10 +165,17 @@ static int bcast_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *
         return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
     /* On one node the root's single copy beats forwarding along a tree at
-     * every size measured (docs/tuning.md); the tree is for windows reached
-     * by puts, and carries one slot. */
+     * every size measured (docs/tuning.md); the trees are for windows
+     * reached by puts. */
     if (COLL_RDMA_ALG_AUTO == alg) {
         if (all_direct && 2 == comm_size && bytes > AUTO_BCAST_TWO_RANKS_MAX_BYTES) {
+            return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+        }
+        /* Across nodes one segment: the trees pipeline larger bcasts segment
+         * by segment, which is not measured against coll/tuned's segmented
+         * trees on a real network yet (forced, they serve up to
+         * bcast_max_bytes). */
+        if (!all_direct && bytes > cfg->bcast_segment_bytes) {
             return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
         }
         alg = all_direct ? COLL_RDMA_ALG_READ
@@ -178,11 +185,6 @@ static int bcast_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *
     if ((COLL_RDMA_ALG_READ == alg && !all_direct)
         || (COLL_RDMA_ALG_HIER == alg && 0 == f->nnodes)) {
         return fallback(why, COLL_RDMA_WHY_WINDOW);
-    }
-    /* the tree carries one slot */
-    if ((COLL_RDMA_ALG_KNOMIAL == alg || COLL_RDMA_ALG_HIER == alg)
-        && bytes > cfg->bcast_segment_bytes) {
-        return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
     return alg;
 }

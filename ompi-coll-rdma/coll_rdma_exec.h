@@ -122,6 +122,17 @@ typedef int (*coll_rdma_plan_fn_t)(coll_rdma_op_t *op);
 /** The plan of each (collective, algorithm); NULL where there is none (coll_rdma_plans.c). */
 extern const coll_rdma_plan_fn_t coll_rdma_plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS];
 
+/**
+ * Append op's program (op->coll, op->alg, op->bytes set; the window's
+ * geometry and op->cfg as agreed): the plan of its algorithm, or, where that
+ * algorithm's instance carries one slot and the op is larger (the k-nomial
+ * reduce above win->reduce_bytes; the k-nomial and two-level bcasts above
+ * cfg->bcast_segment_bytes), one instance per chunk, pipelined under the
+ * slots' credits; sets op->prog.nseq.  Returns OMPI_SUCCESS or the plan's
+ * error.
+ */
+int coll_rdma_plan(coll_rdma_op_t *op);
+
 /* The plans, one per algorithm, in the algorithm family files. */
 int coll_rdma_barrier_read_plan(coll_rdma_op_t *op);
 int coll_rdma_barrier_nway_plan(coll_rdma_op_t *op);

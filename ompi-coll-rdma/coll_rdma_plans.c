@@ -1,10 +1,13 @@
 /*
- * coll/rdma: every algorithm's plan, by collective and algorithm (the entry
- * points and the plan simulator of tests/unit look algorithms up here).
+ * coll/rdma: every algorithm's plan, by collective and algorithm, and the
+ * program of an op (the entry points and the plan simulator of tests/unit
+ * build programs here).
  */
 #include "ompi_config.h"
 
 #include "coll_rdma_exec.h"
+
+#include "ompi/datatype/ompi_datatype.h"
 
 const coll_rdma_plan_fn_t coll_rdma_plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
     [COLL_RDMA_BARRIER] = {[COLL_RDMA_ALG_READ] = coll_rdma_barrier_read_plan,
@@ -32,3 +35,57 @@ const coll_rdma_plan_fn_t coll_rdma_plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
     [COLL_RDMA_REDUCE] = {[COLL_RDMA_ALG_KNOMIAL] = coll_rdma_reduce_knomial_plan,
                           [COLL_RDMA_ALG_RSAG] = coll_rdma_reduce_rsag_plan},
 };
+
+/*
+ * An op of an algorithm whose instance carries one slot, larger than the
+ * slot: one instance per chunk of at most `chunk` bytes (whole elements of
+ * `unit` bytes), in order, in one program.  Every rank cuts the same chunks
+ * (count and type match); chunk g's actions take instance first + g and the
+ * chunk's part of the user's buffers, so the slot and credit arguments hold
+ * as for separate calls, and a rank may run up to a ring of slots ahead of
+ * the ranks it feeds (the credits): the chunks pipeline down a tree.
+ */
+static int plan_chunks(coll_rdma_op_t *op, size_t unit, size_t chunk)
+{
+    size_t count = op->count, bytes = op->bytes;
+    uint32_t g = 0;
+    int rc = OMPI_SUCCESS;
+
+    chunk -= chunk % unit;
+    for (size_t done = 0; OMPI_SUCCESS == rc && done < bytes; done += chunk, ++g) {
+        int first = op->prog.n;
+
+        op->bytes = bytes - done < chunk ? bytes - done : chunk;
+        op->count = op->bytes / unit; /* elements, where the plan reduces */
+        rc = coll_rdma_plans[op->coll][op->alg](op);
+        for (int i = first; i < op->prog.n; ++i) {
+            coll_rdma_act_t *a = &op->prog.acts[i];
+            coll_rdma_buf_t *bufs[2] = {&a->src, &a->dst};
+
+            a->dseq += g;
+            for (int b = 0; b < 2; ++b) {
+                if (COLL_RDMA_BUF_SBUF == bufs[b]->base || COLL_RDMA_BUF_RBUF == bufs[b]->base) {
+                    bufs[b]->off += done;
+                }
+            }
+        }
+    }
+    op->count = count;
+    op->bytes = bytes;
+    op->prog.nseq = g;
+    return rc;
+}
+
+int coll_rdma_plan(coll_rdma_op_t *op)
+{
+    if (COLL_RDMA_REDUCE == op->coll && COLL_RDMA_ALG_KNOMIAL == op->alg
+        && op->bytes > op->win->reduce_bytes) {
+        return plan_chunks(op, op->dtype->super.size, op->win->reduce_bytes);
+    }
+    if (COLL_RDMA_BCAST == op->coll
+        && (COLL_RDMA_ALG_KNOMIAL == op->alg || COLL_RDMA_ALG_HIER == op->alg)
+        && op->bytes > op->cfg->bcast_segment_bytes) {
+        return plan_chunks(op, 1, op->cfg->bcast_segment_bytes);
+    }
+    return coll_rdma_plans[op->coll][op->alg](op);
+}

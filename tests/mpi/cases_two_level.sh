@@ -6,13 +6,14 @@
 #     round-robin (a node's ranks are not contiguous); 1, every rank its own
 #     node (the leaders' schedule alone); 0, one node (the node's part
 #     alone).  Results checked against the local reference at every size up
-#     to allreduce_short_max_bytes and bcast_segment_bytes (above them,
-#     fallback), every root (the bcast's carrier on its node), every type and op
+#     to allreduce_short_max_bytes and bcast_max_bytes (above them,
+#     fallback; bcasts of several segments pipelined), every root (the bcast's carrier on its node), every type and op
 #     (integers: n-way or Bruck among the leaders; floats: pairwise, bitwise
 #     alike on every rank), in place, split and duplicated communicators
 #     (each its own node map), thousands of calls with random delays; over
 #     the put path (UCX_TLS=tcp,self: no window mapped, every rank a node).
 HIER="--mca coll_rdma_barrier_algorithm hier --mca coll_rdma_allreduce_algorithm hier --mca coll_rdma_bcast_algorithm hier"
+BCAST_SEGMENTED="--mca coll_rdma_bcast_segment_bytes 8192 --mca coll_rdma_bcast_max_bytes 196608"
 nodes_of() { # np -> a debug_node_ranks value, cycling through the layouts
     case $(($1 % 4)) in
     0) echo 3 ;;
@@ -27,8 +28,10 @@ for np in $ALL_NP; do
         "--only barrier --iters 3" "served:barrier:hier"
     case_ "allreduce-hier-np$np" "$np" avx-off "$HIER --mca coll_rdma_debug_node_ranks $k" \
         "--only allreduce --light --max-bytes 32768" "served:allreduce:hier fb:allreduce:too_large"
-    case_ "bcast-hier-np$np" "$np" avx-off "$HIER --mca coll_rdma_debug_node_ranks $k" \
-        "--only bcast --light --max-bytes 131072" "served:bcast:hier fb:bcast:too_large"
+    # segments of 8 KiB in rings of 2 to 5 slots: larger bcasts pipeline
+    # more segments than a ring holds through the tree
+    case_ "bcast-hier-np$np" "$np" avx-off "$HIER --mca coll_rdma_debug_node_ranks $k $BCAST_SEGMENTED --mca coll_rdma_bcast_slots $((2 + np % 4))" \
+        "--only bcast --light --max-bytes 262144" "served:bcast:hier fb:bcast:too_large"
 done
 for k in 0 1 -4; do
     case_ "allreduce-hier-nodes${k}-np7" 7 avx-off "$HIER --mca coll_rdma_debug_node_ranks $k" \
@@ -44,6 +47,8 @@ case_ "hier-stress-np8" 8 avx-off "$HIER --mca coll_rdma_debug_node_ranks 3" \
 case_ "auto-emulated-handed-on-np3" 3 avx-off "-x UCX_TLS=tcp,self" \
     "--only barrier,bcast,allreduce --iters 1 --light --max-bytes 4096" \
     "none fb:barrier:window fb:allreduce:window"
+case_ "bcast-segmented-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self $BCAST_SEGMENTED --mca coll_rdma_bcast_slots 2 --mca coll_rdma_bcast_algorithm knomial" \
+    "--only bcast --light --max-bytes 262144" "served:bcast:knomial fb:bcast:too_large"
 case_ "hier-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1 $HIER" \
     "--only barrier,bcast,allreduce,mix --iters 1 --light --max-bytes 8192 --stress-calls 2000" \
     "served:barrier:hier served:bcast:hier served:allreduce:hier"

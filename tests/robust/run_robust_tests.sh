@@ -434,6 +434,10 @@ if netns_begin netns-2hosts-x2 2 2; then
     rcase netns-2hosts-x2-mix "$NETNS_NP" "$NETNS_ARGS" "$ROBUST mix --calls 600" "$SERVED_HIER" put_path_mixed
     rcase netns-2hosts-x2-edge "$NETNS_NP" "$NETNS_ARGS" "$ROBUST edge" \
         "someserved:bcast:hier someserved:allreduce:hier" put_path_mixed
+    # bcasts of up to 6 segments through rings of 2 slots: pipelined across hosts
+    rcase netns-2hosts-x2-bcast-segments "$NETNS_NP" \
+        "$NETNS_ARGS --mca coll_rdma_bcast_algorithm hier --mca coll_rdma_bcast_segment_bytes 4096 --mca coll_rdma_bcast_slots 2" \
+        "$ROBUST mix --calls 400" "served:bcast:hier" put_path_mixed
     netns_teardown
 fi
 # without coll_rdma_auto_emulated, auto hands every call on (reason window)

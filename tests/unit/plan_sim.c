@@ -125,7 +125,7 @@ static void build_op(sim_t *S, int q, int i)
     if (COLL_RDMA_ALLGATHER == c->coll && c->in_place) {
         op->sbuf = o->rmem + (size_t) q * c->bytes;
     }
-    rc = coll_rdma_plans[c->coll][c->alg](op);
+    rc = coll_rdma_plan(op);
     if (OMPI_SUCCESS != rc || op->prog.failed) {
         fail(S, "rank %d, call %d: the %s %s plan returned %d", q, i, coll_names[c->coll],
              alg_names[c->alg], rc);

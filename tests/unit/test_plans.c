@@ -170,11 +170,9 @@ static void make_call(sim_scenario_t *sc, int i, int k)
     }
     switch (c->coll) {
     case COLL_RDMA_BCAST:
-        /* read: segmented up to bcast_max_bytes; knomial and hier: one segment */
-        c->bytes = some_size(COLL_RDMA_ALG_KNOMIAL == c->alg || COLL_RDMA_ALG_HIER == c->alg
-                                 ? cfg->bcast_segment_bytes
-                             : pick(2)                       ? cfg->bcast_max_bytes
-                                                             : cfg->bcast_segment_bytes + 1);
+        /* segmented up to bcast_max_bytes (knomial and hier: one instance
+         * per segment, coll_rdma_plan()), or about one segment */
+        c->bytes = some_size(pick(2) ? cfg->bcast_max_bytes : cfg->bcast_segment_bytes + 1);
         break;
     case COLL_RDMA_ALLREDUCE:
         if (COLL_RDMA_ALG_RING == c->alg || COLL_RDMA_ALG_RSAG == c->alg) {
