@@ -230,7 +230,7 @@ static int rdma_register(void)
             "1: a communicator's set-up connects (UCX endpoint, rkey) only the peers on this "
             "rank's node and one other, and every other peer at its first put or get, so that "
             "dissemination algorithms connect O(log P) peers instead of all; a peer that cannot "
-            "be reached then fails that call (MPI_ERR_INTERN). 0: every peer at set-up, where a "
+            "be reached then fails that call (MPI_ERR_OTHER). 0: every peer at set-up, where a "
             "failure on any rank hands the communicator's calls on. May differ between ranks",
             OPAL_INFO_LVL_6, &c->lazy_connect);
     reg_var("tuning_file",

@@ -11,10 +11,14 @@
  * counts the peers' windows attached (one per peer and communicator),
  * ucp_ep_create the peer processes connected.  In these tests only
  * coll/rdma calls these functions (Open MPI runs pml ob1, not UCX).
+ *
+ * PUT_COUNTER_FAIL_UNPACK_AFTER=N makes every ucp_ep_rkey_unpack after the
+ * first N fail (UCS_ERR_NO_RESOURCE): a peer that cannot be reached.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <ucp/api/ucp.h>
@@ -55,6 +59,10 @@ ucs_status_t ucp_ep_rkey_unpack(ucp_ep_h ep, const void *rkey_buffer, ucp_rkey_h
     static ucs_status_t (*real)(ucp_ep_h, const void *, ucp_rkey_h *);
     if (NULL == real) {
         real = (ucs_status_t(*)(ucp_ep_h, const void *, ucp_rkey_h *)) next("ucp_ep_rkey_unpack");
+    }
+    const char *fail_after = getenv("PUT_COUNTER_FAIL_UNPACK_AFTER");
+    if (NULL != fail_after && __atomic_load_n(&n_unpack, __ATOMIC_RELAXED) >= strtoul(fail_after, NULL, 10)) {
+        return UCS_ERR_NO_RESOURCE;
     }
     __atomic_fetch_add(&n_unpack, 1, __ATOMIC_RELAXED);
     return real(ep, rkey_buffer, rkey_p);

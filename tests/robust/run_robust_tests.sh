@@ -388,6 +388,32 @@ connects() {
     echo "rkeys unpacked per rank: $min to $max of $((NETNS_NP - 1))" >"$RCASE_NOTE_FILE"
 }
 connects_lazy() { connects "$1" "$2" lazy; }
+# A peer that cannot be reached at its first use (the shim fails every rkey
+# unpack after a rank's first two: its node peer and the peer probed at
+# set-up): the rank that needs it says so and the job ends with an error,
+# no hang (docs/reliability.md, case 8).
+lazy_unreachable() {
+    local name=netns-4hosts-x2-roundrobin-lazy-unreachable out err rc reason=
+    rdma_selected "$name" || return 0
+    out=$RDMA_LOGDIR/$name.out
+    err=$RDMA_LOGDIR/$name.err
+    # shellcheck disable=SC2046,SC2086
+    rdma_run "$name" "$out" "$err" mpirun --oversubscribe -np "$NETNS_NP" $(rdma_verbose_args) \
+        $NETNS_ARGS -x PUT_COUNTER_FAIL_UNPACK_AFTER=2 "$ROBUST" burst --calls 300
+    rc=$?
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        reason="timeout after ${TIMEOUT}s (hang)"
+    elif [ "$rc" -eq 0 ]; then
+        reason="the job succeeded although peers could not be reached"
+    elif ! grep -q "could not reach rank [0-9]*'s window at its first use" "$err"; then
+        reason="no 'could not reach rank ... at its first use' message on stderr"
+    fi
+    if [ -z "$reason" ]; then
+        rdma_pass "$name" "${RDMA_RUN_SECS}s, exit $rc${RDMA_RUN_NOTE:+, $RDMA_RUN_NOTE}"
+    else
+        rdma_fail "$name" "$reason${RDMA_RUN_NOTE:+; $RDMA_RUN_NOTE}"
+    fi
+}
 connects_eager() { connects "$1" "$2" eager; }
 put_path_mixed() { put_path "$1" "$2" direct; }
 put_path_only() { put_path "$1" "$2" put; }
@@ -461,6 +487,7 @@ if netns_begin netns-4hosts-x2-roundrobin 4 2 node; then
         "served:bcast:hier" connects_lazy
     rcase netns-4hosts-x2-roundrobin-eager "$NETNS_NP" "$NETNS_ARGS --mca coll_rdma_lazy_connect 0" \
         "$ROBUST burst --calls 300" "served:bcast:hier" connects_eager
+    lazy_unreachable
     netns_teardown
 fi
 # uneven hosts; edge's split communicators span subsets of them
