@@ -243,6 +243,9 @@ static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_fa
         return bytes > cfg->allreduce_read_max_bytes ? fallback(why, COLL_RDMA_WHY_TOO_LARGE)
                                                      : COLL_RDMA_ALG_READ;
     }
+    if (COLL_RDMA_ALG_HIER == forced) {
+        return COLL_RDMA_ALG_HIER; /* larger than its slots: in chunks (coll_rdma_plan()) */
+    }
     if (bytes > cfg->allreduce_short_max_bytes) {
         /* Beyond the slots of the other algorithms.  The ring beat coll/tuned,
          * sm and han from 32 KiB to 1 MiB at 4 and 8 ranks on one node, not at

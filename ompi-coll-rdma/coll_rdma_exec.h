@@ -127,8 +127,9 @@ extern const coll_rdma_plan_fn_t coll_rdma_plans[COLL_RDMA_NCOLLS][COLL_RDMA_NAL
  * geometry and op->cfg as agreed): the plan of its algorithm, or, where that
  * algorithm's instance carries one slot and the op is larger (the k-nomial
  * reduce above win->reduce_bytes; the k-nomial and two-level bcasts above
- * cfg->bcast_segment_bytes), one instance per chunk, pipelined under the
- * slots' credits; sets op->prog.nseq.  Returns OMPI_SUCCESS or the plan's
+ * cfg->bcast_segment_bytes; the two-level allreduce above
+ * cfg->allreduce_short_max_bytes), one instance per chunk, pipelined under
+ * the slots' credits or its node's gating; sets op->prog.nseq.  Returns OMPI_SUCCESS or the plan's
  * error.
  */
 int coll_rdma_plan(coll_rdma_op_t *op);

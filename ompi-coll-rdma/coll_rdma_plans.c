@@ -82,6 +82,10 @@ int coll_rdma_plan(coll_rdma_op_t *op)
         && op->bytes > op->win->reduce_bytes) {
         return plan_chunks(op, op->dtype->super.size, op->win->reduce_bytes);
     }
+    if (COLL_RDMA_ALLREDUCE == op->coll && COLL_RDMA_ALG_HIER == op->alg
+        && op->bytes > op->cfg->allreduce_short_max_bytes) {
+        return plan_chunks(op, op->dtype->super.size, op->cfg->allreduce_short_max_bytes);
+    }
     if (COLL_RDMA_BCAST == op->coll
         && (COLL_RDMA_ALG_KNOMIAL == op->alg || COLL_RDMA_ALG_HIER == op->alg)
         && op->bytes > op->cfg->bcast_segment_bytes) {

@@ -6,13 +6,15 @@
 #     round-robin (a node's ranks are not contiguous); 1, every rank its own
 #     node (the leaders' schedule alone); 0, one node (the node's part
 #     alone).  Results checked against the local reference at every size up
-#     to allreduce_short_max_bytes and bcast_max_bytes (above them,
-#     fallback; bcasts of several segments pipelined), every root (the bcast's carrier on its node), every type and op
+#     to allreduce_max_bytes and bcast_max_bytes (above them, fallback;
+#     allreduces in chunks of allreduce_short_max_bytes, bcasts of several
+#     segments pipelined), every root (the bcast's carrier on its node), every type and op
 #     (integers: n-way or Bruck among the leaders; floats: pairwise, bitwise
 #     alike on every rank), in place, split and duplicated communicators
 #     (each its own node map), thousands of calls with random delays; over
 #     the put path (UCX_TLS=tcp,self: no window mapped, every rank a node).
 HIER="--mca coll_rdma_barrier_algorithm hier --mca coll_rdma_allreduce_algorithm hier --mca coll_rdma_bcast_algorithm hier"
+ALLREDUCE_CHUNKED="--mca coll_rdma_allreduce_short_max_bytes 4096 --mca coll_rdma_allreduce_max_bytes 49152"
 BCAST_SEGMENTED="--mca coll_rdma_bcast_segment_bytes 8192 --mca coll_rdma_bcast_max_bytes 196608"
 nodes_of() { # np -> a debug_node_ranks value, cycling through the layouts
     case $(($1 % 4)) in
@@ -26,8 +28,9 @@ for np in $ALL_NP; do
     k=$(nodes_of "$np")
     case_ "barrier-hier-np$np" "$np" avx-off "$HIER --mca coll_rdma_debug_node_ranks $k" \
         "--only barrier --iters 3" "served:barrier:hier"
-    case_ "allreduce-hier-np$np" "$np" avx-off "$HIER --mca coll_rdma_debug_node_ranks $k" \
-        "--only allreduce --light --max-bytes 32768" "served:allreduce:hier fb:allreduce:too_large"
+    # above allreduce_short_max_bytes in chunks of it (up to 12 here)
+    case_ "allreduce-hier-np$np" "$np" avx-off "$HIER --mca coll_rdma_debug_node_ranks $k $ALLREDUCE_CHUNKED" \
+        "--only allreduce --light --max-bytes 65536" "served:allreduce:hier fb:allreduce:too_large"
     # segments of 8 KiB in rings of 2 to 5 slots: larger bcasts pipeline
     # more segments than a ring holds through the tree
     case_ "bcast-hier-np$np" "$np" avx-off "$HIER --mca coll_rdma_debug_node_ranks $k $BCAST_SEGMENTED --mca coll_rdma_bcast_slots $((2 + np % 4))" \

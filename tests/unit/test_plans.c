@@ -186,6 +186,10 @@ static void make_call(sim_scenario_t *sc, int i, int k)
             c->count = c->count < 1 ? 1 : min_size(c->count, cfg->allreduce_max_bytes / SIM_ELEM);
         } else if (COLL_RDMA_ALG_READ == c->alg) {
             c->count = some_size(cfg->allreduce_read_max_bytes / SIM_ELEM);
+        } else if (COLL_RDMA_ALG_HIER == c->alg && pick(2)) {
+            /* chunks of allreduce_short_max_bytes (coll_rdma_plan()) */
+            c->count = some_size(min_size(3 * cfg->allreduce_short_max_bytes + SIM_ELEM,
+                                          cfg->allreduce_max_bytes) / SIM_ELEM);
         } else {
             c->count = some_size(min_size(cfg->allreduce_short_max_bytes,
                                           cfg->allreduce_max_bytes) / SIM_ELEM);
