@@ -77,7 +77,8 @@ static const int allgather_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_RING, CO
                                      COLL_RDMA_ALG_AUTO};
 static const int alltoall_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_DIRECT, COLL_RDMA_ALG_READ,
                                     COLL_RDMA_ALG_AUTO};
-static const int reduce_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_RSAG, COLL_RDMA_ALG_AUTO};
+static const int reduce_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_RSAG, COLL_RDMA_ALG_HIER,
+                                  COLL_RDMA_ALG_AUTO};
 static const int *const coll_algs[COLL_RDMA_NCOLLS] = {
     barrier_algs, bcast_algs, allreduce_algs, allgather_algs, alltoall_algs, reduce_algs};
 
@@ -385,9 +386,12 @@ static int rdma_register(void)
              "ones fall back",
              &cfg->alltoall_max_bytes);
     reg_alg(COLL_RDMA_REDUCE, reduce_algs,
-            "MPI_Reduce algorithm: auto, fallback (previous component), knomial (k-nomial tree "
-            "to the root), rsag (one node: the rsag allreduce's reduce-scatter, then the root "
-            "reads the shares; segments of allreduce_rsag_segment_bytes, up to reduce_max_bytes)");
+            "MPI_Reduce algorithm: auto (hier across nodes where some node has several ranks, "
+            "else knomial), fallback (previous component), knomial (k-nomial tree to the root), "
+            "rsag (one node: the rsag allreduce's reduce-scatter, then the root reads the "
+            "shares; segments of allreduce_rsag_segment_bytes, up to reduce_max_bytes), hier "
+            "(two levels: each node's carrier, the root on its node, else the leader, folds its "
+            "node's inputs by reading, then the k-nomial tree among the carriers to the root)");
     reg_int("reduce_radix", "Radix k of the k-nomial reduce tree (>= 2)", OPAL_INFO_LVL_5,
             &cfg->reduce_radix);
     reg_size("reduce_max_bytes",

@@ -437,16 +437,23 @@ static int reduce_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t 
                    ? fallback(why, COLL_RDMA_WHY_TOO_LARGE)
                    : COLL_RDMA_ALG_RSAG;
     }
+    if (COLL_RDMA_ALG_HIER == alg && 0 == f->nnodes) {
+        return fallback(why, COLL_RDMA_WHY_WINDOW);
+    }
     if (bytes > cap) {
-        /* as for allreduce: served in chunks of at most cap bytes (the
-         * caller's loop) where the fallback would be wrong; a chunk holds at
-         * least one element of every type the self-test can mark (<= 8 bytes) */
+        /* as for allreduce: served in chunks of at most cap bytes
+         * (coll_rdma_plan()) where the fallback would be wrong; a chunk holds
+         * at least one element of every type the self-test can mark (<= 8
+         * bytes) */
         if (!f->fallback_wrong || cap < 8 || bytes > INT32_MAX) {
             return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
         }
         *rescued = true;
     }
-    return COLL_RDMA_ALG_KNOMIAL;
+    /* across nodes, only one rank per node sends over the network */
+    return COLL_RDMA_ALG_HIER == alg || (COLL_RDMA_ALG_AUTO == alg && two_level(f))
+               ? COLL_RDMA_ALG_HIER
+               : COLL_RDMA_ALG_KNOMIAL;
 }
 
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,

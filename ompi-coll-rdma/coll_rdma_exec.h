@@ -126,7 +126,7 @@ extern const coll_rdma_plan_fn_t coll_rdma_plans[COLL_RDMA_NCOLLS][COLL_RDMA_NAL
  * Append op's program (op->coll, op->alg, op->bytes set; the window's
  * geometry and op->cfg as agreed): the plan of its algorithm, or, where that
  * algorithm's instance carries one slot and the op is larger (the k-nomial
- * reduce above win->reduce_bytes; the k-nomial and two-level bcasts above
+ * and two-level reduces above win->reduce_bytes; the k-nomial and two-level bcasts above
  * cfg->bcast_segment_bytes; the two-level allreduce above
  * cfg->allreduce_short_max_bytes), one instance per chunk, pipelined under
  * the slots' credits or its node's gating; sets op->prog.nseq.  Returns OMPI_SUCCESS or the plan's
@@ -317,12 +317,17 @@ int coll_rdma_reduce_knomial_plan(coll_rdma_op_t *op);
  * k-nomial bcast of op->bytes from member `root` into every member's rbuf
  * through the bcast ring and its credits, without the flush and the
  * "consumed" publish that end it (the caller's, after its own use of the
- * slot).  Slots as for the whole communicator: a group is never larger.  The
- * n-way allreduce returns OMPI_ERR_NOT_SUPPORTED where (n, g->size) is not
+ * slot); the k-nomial reduce of op->count elements from every member's
+ * `acc` (which it combines its children into: the scratch, or rbuf at the
+ * root) to member `root`, ending with the "consumed" publish and the flush.
+ * Slots as for the whole communicator: a group is never larger.  The n-way
+ * allreduce returns OMPI_ERR_NOT_SUPPORTED where (n, g->size) is not
  * adaptable.
  */
 int coll_rdma_barrier_nway_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, size_t flags);
 void coll_rdma_bcast_knomial_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, int root);
+void coll_rdma_reduce_knomial_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, int root,
+                                    coll_rdma_buf_t acc);
 int coll_rdma_allreduce_pairwise_group(coll_rdma_op_t *op, const coll_rdma_group_t *g,
                                        bool in_rbuf);
 int coll_rdma_allreduce_nway_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, bool in_rbuf);
@@ -366,6 +371,21 @@ int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op);
  * reused under the "consumed" credits (coll_rdma_window.h).
  */
 int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Reduce in two levels, op->bytes <= win->reduce_bytes (op->count
+ * elements of predefined op->dtype, commutative predefined op->op) to
+ * op->root's op->rbuf (op->sbuf == op->rbuf at the root is in place): every
+ * rank of a node but its carrier (the root on the root's node, else the
+ * leader) posts its input into its own window's input ring; the carrier
+ * folds them by reading, in rank order after its own input, then the
+ * carriers run the k-nomial reduce (radix cfg->reduce_radix, Gupta's tree
+ * as in the flat plan) to the root.  Across nodes one message per carrier
+ * and ceil(log_k nodes) rounds.  Input ring reuse: a rank writes slot s
+ * mod COLL_RDMA_REDUCE_DEPTH only after every rank of its node published
+ * reduce instance s - depth consumed (the carrier of that instance is one
+ * of them).
+ */
+int coll_rdma_reduce_hier_plan(coll_rdma_op_t *op);
 
 /** Release what the op holds (program actions on the heap, bitmaps). */
 void coll_rdma_op_fini(coll_rdma_op_t *op);

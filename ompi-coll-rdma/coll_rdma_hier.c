@@ -1,6 +1,6 @@
 /*
  * coll/rdma two-level family: the node map of a window, and the barrier,
- * the bcast of one segment and the small allreduce in two levels (inside a node by reading, as the notified-
+ * bcast, allreduce and reduce in two levels (inside a node by reading, as the notified-
  * read family of End's thesis, seed 002 chapter 6; among the nodes' leaders
  * by the flat schedules of coll_rdma_nway.c and coll_rdma_pairwise.c, as
  * coll/han composes its levels).  Across nodes only one rank per node
@@ -158,6 +158,22 @@ int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op)
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
+/*
+ * The rank that carries a rooted collective's node: the root on its own
+ * node, else the leader.  With carriers (nnodes entries), the carriers of
+ * every node in node order (the group among which the flat tree runs).
+ */
+static int carrier(const coll_rdma_window_t *win, int root, int *carriers)
+{
+    int root_node = win->node_of[root];
+
+    if (NULL != carriers) {
+        memcpy(carriers, win->leaders, win->nnodes * sizeof(int));
+        carriers[root_node] = root;
+    }
+    return win->node == root_node ? root : win->local[0];
+}
+
 int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op)
 {
     coll_rdma_window_t *win = op->win;
@@ -165,13 +181,11 @@ int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op)
     coll_rdma_slot_t slot = coll_rdma_slot(win->off_bcast_read, win->bcast_slot_size,
                                            (uint32_t) win->bcast_slots);
     coll_rdma_buf_t rbuf = coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0);
-    int root_node = win->node_of[op->root];
-    /* the rank that carries this node: the root on its node, else the leader */
-    int carrier = win->node == root_node ? op->root : win->local[0];
+    int mine = carrier(win, op->root, NULL);
 
-    if (win->rank != carrier) {
-        coll_rdma_prog_wait_peer(p, 0, carrier, slot);
-        coll_rdma_prog_copy(p, coll_rdma_buf_slot(slot, carrier, 0), rbuf, op->bytes, 0);
+    if (win->rank != mine) {
+        coll_rdma_prog_wait_peer(p, 0, mine, slot);
+        coll_rdma_prog_copy(p, coll_rdma_buf_slot(slot, mine, 0), rbuf, op->bytes, 0);
     } else {
         if (win->nnodes > 1) {
             int *carriers = malloc(win->nnodes * sizeof(int));
@@ -180,9 +194,8 @@ int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op)
             if (NULL == carriers) {
                 return OMPI_ERR_OUT_OF_RESOURCE;
             }
-            memcpy(carriers, win->leaders, win->nnodes * sizeof(int));
-            carriers[root_node] = op->root;
-            coll_rdma_bcast_knomial_group(op, &g, root_node);
+            carrier(win, op->root, carriers);
+            coll_rdma_bcast_knomial_group(op, &g, win->node_of[op->root]);
             free(carriers);
         }
         /* as the read bcast's root: the slot last held instance seq -
@@ -200,5 +213,58 @@ int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op)
     /* the k-nomial slot is rewritten once every put out of it completed */
     coll_rdma_prog_flush(p);
     coll_rdma_prog_credit(p, COLL_RDMA_ACT_PUBLISH, 0, COLL_RDMA_CREDIT_BCAST, 0);
+    return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+int coll_rdma_reduce_hier_plan(coll_rdma_op_t *op)
+{
+    coll_rdma_window_t *win = op->win;
+    coll_rdma_prog_t *p = &op->prog;
+    coll_rdma_slot_t input = coll_rdma_slot(win->off_hier_reduce, win->reduce_slot_size,
+                                            COLL_RDMA_REDUCE_DEPTH);
+    coll_rdma_buf_t sbuf = coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0);
+    coll_rdma_buf_t acc;
+    int mine = carrier(win, op->root, NULL);
+
+    if (win->rank != mine) {
+        /* the slot held instance seq - depth, read by that instance's
+         * carrier: one of the node's ranks */
+        for (int i = 0; i < win->nlocal; ++i) {
+            if (win->local[i] != win->rank) {
+                coll_rdma_prog_credit(p, COLL_RDMA_ACT_CREDIT, 0, COLL_RDMA_CREDIT_REDUCE,
+                                      win->local[i]);
+            }
+        }
+        coll_rdma_prog_post(p, 0, win->rank, input, sbuf, op->bytes);
+        coll_rdma_prog_credit(p, COLL_RDMA_ACT_PUBLISH, 0, COLL_RDMA_CREDIT_REDUCE, 0);
+        return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    }
+    /* acc = c[last] op (... op (c[first] op c[carrier])), the node's other
+     * ranks in rank order: the root's rbuf, or the scratch */
+    acc = coll_rdma_buf(win->rank == op->root ? COLL_RDMA_BUF_RBUF : COLL_RDMA_BUF_SCRATCH, 0);
+    if (op->sbuf != op->rbuf || win->rank != op->root) {
+        coll_rdma_prog_copy(p, sbuf, acc, op->bytes, 0);
+    }
+    for (int i = 0; i < win->nlocal; ++i) {
+        if (win->local[i] != win->rank) {
+            coll_rdma_prog_wait_peer(p, 0, win->local[i], input);
+            coll_rdma_prog_reduce(p, coll_rdma_buf_slot(input, win->local[i], 0), acc, op->count,
+                                  0);
+        }
+    }
+    if (win->nnodes > 1) {
+        int *carriers = malloc(win->nnodes * sizeof(int));
+        coll_rdma_group_t g = {win->nnodes, win->node, carriers};
+
+        if (NULL == carriers) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        carrier(win, op->root, carriers);
+        /* publishes this instance consumed: the node's inputs are read too */
+        coll_rdma_reduce_knomial_group(op, &g, win->node_of[op->root], acc);
+        free(carriers);
+    } else {
+        coll_rdma_prog_credit(p, COLL_RDMA_ACT_PUBLISH, 0, COLL_RDMA_CREDIT_REDUCE, 0);
+    }
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }

@@ -40,18 +40,18 @@ static void tree_fanout(coll_rdma_prog_t *p, const coll_rdma_group_t *g, const i
 }
 
 /*
- * Combine the contributions of every child into `acc` (count elements):
- * child vrank v's slot is child_slot(base, v, ..., stride).  A fixed order,
- * whatever the arrival order: from the last child listed (the smallest
- * subtree, which arrives first) to the first, acc = child op acc, so the
- * bits are the same run to run.
+ * Combine the contributions of every child into `acc` (count elements) in a
+ * tree of `size` members: child vrank v's slot is child_slot(base, v, ...,
+ * stride).  A fixed order, whatever the arrival order: from the last child
+ * listed (the smallest subtree, which arrives first) to the first, acc =
+ * child op acc, so the bits are the same run to run.
  */
-static void tree_combine(coll_rdma_prog_t *p, const coll_rdma_window_t *win, const int *children,
-                         int nchildren, int radix, coll_rdma_slot_t base, size_t stride,
-                         coll_rdma_buf_t acc, size_t count)
+static void tree_combine(coll_rdma_prog_t *p, int size, const int *children, int nchildren,
+                         int radix, coll_rdma_slot_t base, size_t stride, coll_rdma_buf_t acc,
+                         size_t count)
 {
     for (int c = nchildren - 1; c >= 0; --c) {
-        coll_rdma_slot_t slot = child_slot(base, children[c], win->comm_size, radix, stride);
+        coll_rdma_slot_t slot = child_slot(base, children[c], size, radix, stride);
         coll_rdma_prog_wait(p, 0, slot);
         coll_rdma_prog_reduce(p, coll_rdma_buf_slot(slot, -1, 0), acc, count, 0);
     }
@@ -116,7 +116,7 @@ int coll_rdma_allreduce_ktree_plan(coll_rdma_op_t *op)
      * only after it got this call's result from us, which we send after
      * reading every slot.
      */
-    tree_combine(p, win, children, nchildren, radix, up, win->ar_slot_size, rbuf, op->count);
+    tree_combine(p, size, children, nchildren, radix, up, win->ar_slot_size, rbuf, op->count);
     if (0 != rank) {
         int parent = coll_rdma_knomial_parent(rank, size, radix);
         coll_rdma_prog_post(p, 0, parent, child_slot(up, rank, size, radix, win->ar_slot_size),
@@ -135,19 +135,44 @@ int coll_rdma_allreduce_ktree_plan(coll_rdma_op_t *op)
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
-int coll_rdma_reduce_knomial_plan(coll_rdma_op_t *op)
+void coll_rdma_reduce_knomial_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, int root,
+                                    coll_rdma_buf_t acc)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
     int radix = op->cfg->reduce_radix;
-    int size = win->comm_size;
-    int vrank = (win->rank - op->root + size) % size;
-    int children[coll_rdma_knomial_max_children(size, radix) + 1];
-    int nchildren = coll_rdma_knomial_children(vrank, size, radix, children);
+    int vrank = (g->rank - root + g->size) % g->size;
+    int children[coll_rdma_knomial_max_children(g->size, radix) + 1];
+    int nchildren = coll_rdma_knomial_children(vrank, g->size, radix, children);
     /* COLL_RDMA_REDUCE_DEPTH rings of reduce_children slots, by instance */
     coll_rdma_slot_t ring = coll_rdma_slot(win->off_reduce,
                                            (size_t) win->reduce_children * win->reduce_slot_size,
                                            COLL_RDMA_REDUCE_DEPTH);
+
+    tree_combine(p, g->size, children, nchildren, radix, ring, win->reduce_slot_size, acc,
+                 op->count);
+    /* every child slot of this instance is read: its ring may be rewritten */
+    coll_rdma_prog_credit(p, COLL_RDMA_ACT_PUBLISH, 0, COLL_RDMA_CREDIT_REDUCE, 0);
+    if (0 != vrank) {
+        int parent = coll_rdma_group_peer(g, (coll_rdma_knomial_parent(vrank, g->size, radix) + root)
+                                                 % g->size);
+        coll_rdma_prog_credit(p, COLL_RDMA_ACT_CREDIT, 0, COLL_RDMA_CREDIT_REDUCE, parent);
+        coll_rdma_prog_post(p, 0, parent,
+                            child_slot(ring, vrank, g->size, radix, win->reduce_slot_size), acc,
+                            op->bytes);
+    }
+    /* acc (user data or the scratch) must be free when the op completes */
+    coll_rdma_prog_flush(p);
+}
+
+int coll_rdma_reduce_knomial_plan(coll_rdma_op_t *op)
+{
+    coll_rdma_window_t *win = op->win;
+    coll_rdma_prog_t *p = &op->prog;
+    coll_rdma_group_t all = coll_rdma_group_all(win);
+    int size = win->comm_size, radix = op->cfg->reduce_radix;
+    int vrank = (win->rank - op->root + size) % size;
+    int children[coll_rdma_knomial_max_children(size, radix) + 1];
     coll_rdma_buf_t sbuf = coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0);
     coll_rdma_buf_t acc = sbuf; /* a leaf sends its input as it is */
 
@@ -156,21 +181,10 @@ int coll_rdma_reduce_knomial_plan(coll_rdma_op_t *op)
         if (op->sbuf != op->rbuf) {
             coll_rdma_prog_copy(p, sbuf, acc, op->bytes, 0);
         }
-    } else if (nchildren > 0) {
+    } else if (coll_rdma_knomial_children(vrank, size, radix, children) > 0) {
         acc = coll_rdma_buf(COLL_RDMA_BUF_SCRATCH, 0);
         coll_rdma_prog_copy(p, sbuf, acc, op->bytes, 0);
     }
-    tree_combine(p, win, children, nchildren, radix, ring, win->reduce_slot_size, acc, op->count);
-    /* every child slot of this instance is read: its ring may be rewritten */
-    coll_rdma_prog_credit(p, COLL_RDMA_ACT_PUBLISH, 0, COLL_RDMA_CREDIT_REDUCE, 0);
-    if (0 != vrank) {
-        int parent = (coll_rdma_knomial_parent(vrank, size, radix) + op->root) % size;
-        coll_rdma_prog_credit(p, COLL_RDMA_ACT_CREDIT, 0, COLL_RDMA_CREDIT_REDUCE, parent);
-        coll_rdma_prog_post(p, 0, parent,
-                            child_slot(ring, vrank, size, radix, win->reduce_slot_size), acc,
-                            op->bytes);
-    }
-    /* acc (user data or the scratch) must be free when the op completes */
-    coll_rdma_prog_flush(p);
+    coll_rdma_reduce_knomial_group(op, &all, op->root, acc);
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }

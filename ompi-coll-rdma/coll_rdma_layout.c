@@ -261,6 +261,7 @@ int coll_rdma_window_layout(coll_rdma_window_t *win, const coll_rdma_config_t *c
     layout_segments(win, cfg, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_READ, &off, &win->read_allgather);
     layout_segments(win, cfg, COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_READ, &off, &win->read_alltoall);
     off = layout_block_regions(win, cfg, off);
+    win->off_hier_reduce = add_region(win, &off, COLL_RDMA_REDUCE_DEPTH, win->reduce_slot_size);
     /* last: present only where this rank's communicator asked for staleness */
     win->ssp_slots = cfg->allreduce_staleness > 0 ? 2 * cfg->allreduce_staleness + 2 : 0;
     win->ssp_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_ssp_max_bytes);

@@ -33,7 +33,8 @@ const coll_rdma_plan_fn_t coll_rdma_plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
                             [COLL_RDMA_ALG_DIRECT] = coll_rdma_alltoall_direct_plan,
                             [COLL_RDMA_ALG_READ] = coll_rdma_alltoall_read_plan},
     [COLL_RDMA_REDUCE] = {[COLL_RDMA_ALG_KNOMIAL] = coll_rdma_reduce_knomial_plan,
-                          [COLL_RDMA_ALG_RSAG] = coll_rdma_reduce_rsag_plan},
+                          [COLL_RDMA_ALG_RSAG] = coll_rdma_reduce_rsag_plan,
+                          [COLL_RDMA_ALG_HIER] = coll_rdma_reduce_hier_plan},
 };
 
 /*
@@ -78,7 +79,8 @@ static int plan_chunks(coll_rdma_op_t *op, size_t unit, size_t chunk)
 
 int coll_rdma_plan(coll_rdma_op_t *op)
 {
-    if (COLL_RDMA_REDUCE == op->coll && COLL_RDMA_ALG_KNOMIAL == op->alg
+    if (COLL_RDMA_REDUCE == op->coll
+        && (COLL_RDMA_ALG_KNOMIAL == op->alg || COLL_RDMA_ALG_HIER == op->alg)
         && op->bytes > op->win->reduce_bytes) {
         return plan_chunks(op, op->dtype->super.size, op->win->reduce_bytes);
     }

@@ -126,7 +126,11 @@
  *                    node's leader) and the release word (a leader's: its node may
  *                    leave; read by the node's ranks), which only grow; the input slot
  *                    (a non-leader's allreduce input, read by its leader) and the
- *                    result slot (a leader's node result, read by its node's ranks).
+ *                    result slot (a leader's node result, read by its node's ranks);
+ *                    then the reduce input ring (COLL_RDMA_REDUCE_DEPTH slots of
+ *                    reduce_slot_size by instance, written by its own rank, read by
+ *                    the instance's carrier; rewritten once every rank of the node
+ *                    published the instance depth before consumed).
  *                    Each is written only by its own rank, into its own window.  One
  *                    slot each, no parity, because the leader's progress gates the
  *                    node's: a non-leader writes its input of instance s + 1 only
@@ -254,6 +258,7 @@ typedef struct coll_rdma_window {
     coll_rdma_rsag_region_t read_alltoall;  /* the read alltoall's slots (done lines unused) */
     size_t off_hier_words;   /* two-level: arrival and release words */
     size_t off_hier_ar;      /* two-level: the input slot, then the result slot */
+    size_t off_hier_reduce;  /* two-level reduce: the input ring, REDUCE_DEPTH slots */
     size_t off_ssp;          /* ssp ring: ssp_slots slots of ssp_slot_size (none: 0 slots) */
     size_t ssp_slot_size;
     int ssp_slots;

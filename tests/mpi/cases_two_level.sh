@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# 12. Two-level barrier, bcast and allreduce (coll_rdma_hier.c), sourced by
+# 12. Two-level barrier, bcast, allreduce and reduce (coll_rdma_hier.c), sourced by
 #     run_mpi_tests.sh.  On one machine every window is mapped, so the nodes
 #     are made up with coll_rdma_debug_node_ranks: k > 0, nodes of k
 #     consecutive ranks (the last one smaller: uneven); -N, N nodes in
@@ -13,7 +13,7 @@
 #     alike on every rank), in place, split and duplicated communicators
 #     (each its own node map), thousands of calls with random delays; over
 #     the put path (UCX_TLS=tcp,self: no window mapped, every rank a node).
-HIER="--mca coll_rdma_barrier_algorithm hier --mca coll_rdma_allreduce_algorithm hier --mca coll_rdma_bcast_algorithm hier"
+HIER="--mca coll_rdma_barrier_algorithm hier --mca coll_rdma_allreduce_algorithm hier --mca coll_rdma_bcast_algorithm hier --mca coll_rdma_reduce_algorithm hier"
 ALLREDUCE_CHUNKED="--mca coll_rdma_allreduce_short_max_bytes 4096 --mca coll_rdma_allreduce_max_bytes 49152"
 BCAST_SEGMENTED="--mca coll_rdma_bcast_segment_bytes 8192 --mca coll_rdma_bcast_max_bytes 196608"
 nodes_of() { # np -> a debug_node_ranks value, cycling through the layouts
@@ -35,6 +35,8 @@ for np in $ALL_NP; do
     # more segments than a ring holds through the tree
     case_ "bcast-hier-np$np" "$np" avx-off "$HIER --mca coll_rdma_debug_node_ranks $k $BCAST_SEGMENTED --mca coll_rdma_bcast_slots $((2 + np % 4))" \
         "--only bcast --light --max-bytes 262144" "served:bcast:hier fb:bcast:too_large"
+    case_ "reduce-hier-np$np" "$np" avx-off "$HIER --mca coll_rdma_debug_node_ranks $k" \
+        "--only reduce --light --max-bytes 16384" "served:reduce:hier fb:reduce:too_large"
 done
 for k in 0 1 -4; do
     case_ "allreduce-hier-nodes${k}-np7" 7 avx-off "$HIER --mca coll_rdma_debug_node_ranks $k" \
@@ -53,5 +55,5 @@ case_ "auto-emulated-handed-on-np3" 3 avx-off "-x UCX_TLS=tcp,self" \
 case_ "bcast-segmented-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self $BCAST_SEGMENTED --mca coll_rdma_bcast_slots 2 --mca coll_rdma_bcast_algorithm knomial" \
     "--only bcast --light --max-bytes 262144" "served:bcast:knomial fb:bcast:too_large"
 case_ "hier-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1 $HIER" \
-    "--only barrier,bcast,allreduce,mix --iters 1 --light --max-bytes 8192 --stress-calls 2000" \
-    "served:barrier:hier served:bcast:hier served:allreduce:hier"
+    "--only barrier,bcast,allreduce,reduce,mix --iters 1 --light --max-bytes 8192 --stress-calls 2000" \
+    "served:barrier:hier served:bcast:hier served:allreduce:hier served:reduce:hier"

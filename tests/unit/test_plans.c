@@ -66,6 +66,7 @@ static const struct alg {
     {COLL_RDMA_BARRIER, COLL_RDMA_ALG_HIER, false},
     {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_HIER, false},
     {COLL_RDMA_BCAST, COLL_RDMA_ALG_HIER, false},
+    {COLL_RDMA_REDUCE, COLL_RDMA_ALG_HIER, false},
 };
 #define NALGS ((int) (sizeof(algs) / sizeof(algs[0])))
 /* families: 0 .. NALGS-1 one algorithm, then one collective each, then mixed (mapped, put path) */
@@ -197,8 +198,10 @@ static void make_call(sim_scenario_t *sc, int i, int k)
         c->bytes = c->count * SIM_ELEM;
         break;
     case COLL_RDMA_REDUCE:
+        /* knomial and hier: in chunks of reduce_bytes above it (coll_rdma_plan()) */
         c->count = some_size((COLL_RDMA_ALG_RSAG == c->alg ? cfg->allreduce_rsag_segment_bytes * 3
-                                                           : w.reduce_bytes)
+                              : pick(4)                    ? w.reduce_bytes
+                                                           : 3 * w.reduce_bytes + SIM_ELEM)
                              / SIM_ELEM);
         c->bytes = c->count * SIM_ELEM;
         break;
