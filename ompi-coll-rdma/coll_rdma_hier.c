@@ -158,20 +158,28 @@ int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op)
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
-/*
- * The rank that carries a rooted collective's node: the root on its own
- * node, else the leader.  With carriers (nnodes entries), the carriers of
- * every node in node order (the group among which the flat tree runs).
- */
-static int carrier(const coll_rdma_window_t *win, int root, int *carriers)
+/* The rank that carries a rooted collective's node: the root on its own
+ * node, else the leader. */
+static int carrier(const coll_rdma_window_t *win, int root)
 {
-    int root_node = win->node_of[root];
+    return win->node == win->node_of[root] ? root : win->local[0];
+}
 
-    if (NULL != carriers) {
-        memcpy(carriers, win->leaders, win->nnodes * sizeof(int));
-        carriers[root_node] = root;
+/*
+ * The carriers of every node, in node order, as a group *g (this rank one
+ * of them); returns their array (freed by the caller), NULL where it cannot
+ * be allocated.
+ */
+static int *carriers(const coll_rdma_window_t *win, int root, coll_rdma_group_t *g)
+{
+    int *ranks = malloc(win->nnodes * sizeof(int));
+
+    if (NULL != ranks) {
+        memcpy(ranks, win->leaders, win->nnodes * sizeof(int));
+        ranks[win->node_of[root]] = root;
+        *g = (coll_rdma_group_t){win->nnodes, win->node, ranks};
     }
-    return win->node == root_node ? root : win->local[0];
+    return ranks;
 }
 
 int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op)
@@ -181,22 +189,21 @@ int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op)
     coll_rdma_slot_t slot = coll_rdma_slot(win->off_bcast_read, win->bcast_slot_size,
                                            (uint32_t) win->bcast_slots);
     coll_rdma_buf_t rbuf = coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0);
-    int mine = carrier(win, op->root, NULL);
+    int mine = carrier(win, op->root);
 
     if (win->rank != mine) {
         coll_rdma_prog_wait_peer(p, 0, mine, slot);
         coll_rdma_prog_copy(p, coll_rdma_buf_slot(slot, mine, 0), rbuf, op->bytes, 0);
     } else {
         if (win->nnodes > 1) {
-            int *carriers = malloc(win->nnodes * sizeof(int));
-            coll_rdma_group_t g = {win->nnodes, win->node, carriers};
+            coll_rdma_group_t g;
+            int *ranks = carriers(win, op->root, &g);
 
-            if (NULL == carriers) {
+            if (NULL == ranks) {
                 return OMPI_ERR_OUT_OF_RESOURCE;
             }
-            carrier(win, op->root, carriers);
             coll_rdma_bcast_knomial_group(op, &g, win->node_of[op->root]);
-            free(carriers);
+            free(ranks);
         }
         /* as the read bcast's root: the slot last held instance seq -
          * bcast_slots, done with once every rank of the node consumed it */
@@ -224,7 +231,7 @@ int coll_rdma_reduce_hier_plan(coll_rdma_op_t *op)
                                             COLL_RDMA_REDUCE_DEPTH);
     coll_rdma_buf_t sbuf = coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0);
     coll_rdma_buf_t acc;
-    int mine = carrier(win, op->root, NULL);
+    int mine = carrier(win, op->root);
 
     if (win->rank != mine) {
         /* the slot held instance seq - depth, read by that instance's
@@ -253,16 +260,15 @@ int coll_rdma_reduce_hier_plan(coll_rdma_op_t *op)
         }
     }
     if (win->nnodes > 1) {
-        int *carriers = malloc(win->nnodes * sizeof(int));
-        coll_rdma_group_t g = {win->nnodes, win->node, carriers};
+        coll_rdma_group_t g;
+        int *ranks = carriers(win, op->root, &g);
 
-        if (NULL == carriers) {
+        if (NULL == ranks) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        carrier(win, op->root, carriers);
         /* publishes this instance consumed: the node's inputs are read too */
         coll_rdma_reduce_knomial_group(op, &g, win->node_of[op->root], acc);
-        free(carriers);
+        free(ranks);
     } else {
         coll_rdma_prog_credit(p, COLL_RDMA_ACT_PUBLISH, 0, COLL_RDMA_CREDIT_REDUCE, 0);
     }
