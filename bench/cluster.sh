@@ -23,9 +23,9 @@
 #               compare.sh's: mpirun arguments in $CFG_NAME)
 # Configurations: rdma (auto; where UCX emulates puts, TCP, it hands every
 # call on), rdmaemu (auto serving over emulated puts too: two levels where a
-# host has several ranks), rdmaflat (that, with barrier nway, bcast knomial
-# and allreduce pairwise: every rank across the network), tuned, han (--mca
-# coll_han_priority 95).
+# host has several ranks), rdmaflat (that, with barrier nway, bcast and
+# reduce knomial and allreduce pairwise: every rank across the network),
+# tuned, han (--mca coll_han_priority 95).
 # Writes OUTDIR/SIZE/ (compare.sh's tables) and OUTDIR/summary.md.
 set -u
 
@@ -87,7 +87,7 @@ else
     HOSTARGS="$HOSTARGS --mca btl_tcp_if_include $NETNS_SUBNET.0/24 --mca btl self,vader,tcp -x UCX_NET_DEVICES=eth0"
 fi
 export CFG_rdmaemu="--mca coll_rdma_auto_emulated 1"
-export CFG_rdmaflat="--mca coll_rdma_auto_emulated 1 --mca coll_rdma_barrier_algorithm nway --mca coll_rdma_bcast_algorithm knomial --mca coll_rdma_allreduce_algorithm pairwise"
+export CFG_rdmaflat="--mca coll_rdma_auto_emulated 1 --mca coll_rdma_barrier_algorithm nway --mca coll_rdma_bcast_algorithm knomial --mca coll_rdma_allreduce_algorithm pairwise --mca coll_rdma_reduce_algorithm knomial"
 
 first=1
 IFS=, read -r -a SIZE_LIST <<<"$SIZES"
