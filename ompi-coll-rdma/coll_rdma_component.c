@@ -386,8 +386,8 @@ static int rdma_register(void)
              "ones fall back",
              &cfg->alltoall_max_bytes);
     reg_alg(COLL_RDMA_REDUCE, reduce_algs,
-            "MPI_Reduce algorithm: auto (hier across nodes where some node has several ranks, "
-            "else knomial), fallback (previous component), knomial (k-nomial tree to the root), "
+            "MPI_Reduce algorithm: auto (knomial), fallback (previous component), knomial "
+            "(k-nomial tree to the root), "
             "rsag (one node: the rsag allreduce's reduce-scatter, then the root reads the "
             "shares; segments of allreduce_rsag_segment_bytes, up to reduce_max_bytes), hier "
             "(two levels: each node's carrier, the root on its node, else the leader, folds its "

@@ -450,10 +450,13 @@ static int reduce_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t 
         }
         *rescued = true;
     }
-    /* across nodes, only one rank per node sends over the network */
-    return COLL_RDMA_ALG_HIER == alg || (COLL_RDMA_ALG_AUTO == alg && two_level(f))
-               ? COLL_RDMA_ALG_HIER
-               : COLL_RDMA_ALG_KNOMIAL;
+    /* auto: the k-nomial tree also across nodes.  Over consecutive ranks per
+     * node it is node-aware by itself (its first rounds stay inside a node,
+     * then one rank per node sends on) and combines a node's inputs in
+     * ceil(log_k ppn) rounds instead of the carrier's ppn - 1 in turn; across
+     * 4 namespace hosts x 2 hier took 1.08-1.26x its time
+     * (docs/performance.md). */
+    return COLL_RDMA_ALG_HIER == alg ? COLL_RDMA_ALG_HIER : COLL_RDMA_ALG_KNOMIAL;
 }
 
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,

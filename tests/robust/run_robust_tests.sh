@@ -454,7 +454,7 @@ netns_begin() {
     NETNS_ARGS="$NETNS_ARGS --mca coll_rdma_auto_emulated ${NETNS_AUTO_EMULATED:-1}"
     return 0
 }
-NETNS_HIER="--mca coll_rdma_barrier_algorithm hier --mca coll_rdma_allreduce_algorithm hier"
+NETNS_HIER="--mca coll_rdma_barrier_algorithm hier --mca coll_rdma_allreduce_algorithm hier --mca coll_rdma_reduce_algorithm hier"
 NETNS_FLAT="--mca coll_rdma_barrier_algorithm pairwise --mca coll_rdma_allreduce_algorithm nway"
 if netns_begin netns-2hosts-x2 2 2; then
     rcase netns-2hosts-x2-mix "$NETNS_NP" "$NETNS_ARGS" "$ROBUST mix --calls 600" "$SERVED_HIER" put_path_mixed
@@ -493,7 +493,7 @@ fi
 # uneven hosts; edge's split communicators span subsets of them
 if netns_begin netns-3hosts-1-3-2 3 1,3,2; then
     rcase netns-3hosts-1-3-2-hier-mix "$NETNS_NP" "$NETNS_ARGS $NETNS_HIER" "$ROBUST mix --calls 400" \
-        "served:barrier:hier served:allreduce:hier" put_path_any
+        "served:barrier:hier served:allreduce:hier served:reduce:hier" put_path_any
     rcase netns-3hosts-1-3-2-hier-edge "$NETNS_NP" "$NETNS_ARGS $NETNS_HIER" "$ROBUST edge" \
         "someserved:allreduce:hier" put_path_any
     rcase netns-3hosts-1-3-2-flat-mix "$NETNS_NP" "$NETNS_ARGS $NETNS_FLAT" "$ROBUST mix --calls 400" \
