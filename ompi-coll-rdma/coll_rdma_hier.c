@@ -1,12 +1,13 @@
 /*
  * coll/rdma two-level family: the node map of a window, and the barrier,
- * bcast, allreduce and reduce in two levels (inside a node by reading, as the notified-
- * read family of End's thesis, seed 002 chapter 6; among the nodes' leaders
- * by the flat schedules of coll_rdma_nway.c and coll_rdma_pairwise.c, as
- * coll/han composes its levels).  Across nodes only one rank per node
- * communicates, so the rounds over the network are those of the number of
- * nodes, not of ranks.  Plans (see coll_rdma_prog.h); regions and reuse in
- * coll_rdma_window.h, "two-level".
+ * bcast, allreduce and reduce in two levels (inside a node by reading, as
+ * the notified-read family of End's thesis, seed 002 chapter 6; among one
+ * rank per node by the flat schedules of coll_rdma_nway.c,
+ * coll_rdma_pairwise.c and coll_rdma_knomial.c, as coll/han composes its
+ * levels).  Across nodes only one rank per node communicates, so the rounds
+ * over the network are those of the number of nodes, not of ranks.  Plans
+ * (see coll_rdma_prog.h); regions and reuse in coll_rdma_window.h,
+ * "two-level".
  */
 #include "ompi_config.h"
 

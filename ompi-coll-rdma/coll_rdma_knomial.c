@@ -154,8 +154,8 @@ void coll_rdma_reduce_knomial_group(coll_rdma_op_t *op, const coll_rdma_group_t 
     /* every child slot of this instance is read: its ring may be rewritten */
     coll_rdma_prog_credit(p, COLL_RDMA_ACT_PUBLISH, 0, COLL_RDMA_CREDIT_REDUCE, 0);
     if (0 != vrank) {
-        int parent = coll_rdma_group_peer(g, (coll_rdma_knomial_parent(vrank, g->size, radix) + root)
-                                                 % g->size);
+        int up = (coll_rdma_knomial_parent(vrank, g->size, radix) + root) % g->size;
+        int parent = coll_rdma_group_peer(g, up);
         coll_rdma_prog_credit(p, COLL_RDMA_ACT_CREDIT, 0, COLL_RDMA_CREDIT_REDUCE, parent);
         coll_rdma_prog_post(p, 0, parent,
                             child_slot(ring, vrank, g->size, radix, win->reduce_slot_size), acc,

@@ -36,7 +36,8 @@ ucs_status_t ucp_put_nbi(ucp_ep_h ep, const void *buffer, size_t length, uint64_
 {
     static ucs_status_t (*real)(ucp_ep_h, const void *, size_t, uint64_t, ucp_rkey_h);
     if (NULL == real) {
-        real = (ucs_status_t(*)(ucp_ep_h, const void *, size_t, uint64_t, ucp_rkey_h)) next("ucp_put_nbi");
+        real = (ucs_status_t(*)(ucp_ep_h, const void *, size_t, uint64_t, ucp_rkey_h)) next(
+            "ucp_put_nbi");
     }
     __atomic_fetch_add(&n_put, 1, __ATOMIC_RELAXED);
     return real(ep, buffer, length, remote_addr, rkey);
@@ -57,11 +58,12 @@ ucs_status_t ucp_rkey_ptr(ucp_rkey_h rkey, uint64_t raddr, void **addr_p)
 ucs_status_t ucp_ep_rkey_unpack(ucp_ep_h ep, const void *rkey_buffer, ucp_rkey_h *rkey_p)
 {
     static ucs_status_t (*real)(ucp_ep_h, const void *, ucp_rkey_h *);
+    const char *fail_after = getenv("PUT_COUNTER_FAIL_UNPACK_AFTER");
     if (NULL == real) {
         real = (ucs_status_t(*)(ucp_ep_h, const void *, ucp_rkey_h *)) next("ucp_ep_rkey_unpack");
     }
-    const char *fail_after = getenv("PUT_COUNTER_FAIL_UNPACK_AFTER");
-    if (NULL != fail_after && __atomic_load_n(&n_unpack, __ATOMIC_RELAXED) >= strtoul(fail_after, NULL, 10)) {
+    if (NULL != fail_after
+        && __atomic_load_n(&n_unpack, __ATOMIC_RELAXED) >= strtoul(fail_after, NULL, 10)) {
         return UCS_ERR_NO_RESOURCE;
     }
     __atomic_fetch_add(&n_unpack, 1, __ATOMIC_RELAXED);
