@@ -177,30 +177,6 @@ typedef struct attached {
     uint64_t map_hash;
 } attached_t;
 
-/*
- * Whether this rank's window mixes peers it maps and peers it reaches by
- * UCX puts under MPI_THREAD_MULTIPLE.  There, several threads per rank on
- * distinct communicators hung across namespace hosts of 2 ranks each (TCP
- * between them; tests/robust netns-2hosts-x2-threads; not on one host, not
- * across hosts of one rank each, and with coll/rdma's window set up
- * eagerly too): until that is understood such a communicator is handed on,
- * as one whose peer failed to connect.
- */
-static bool threads_mixed(const coll_rdma_window_t *win, int rank)
-{
-    static bool said;
-    bool mixed = ompi_mpi_thread_multiple && win->nremote > 0
-                 && win->nremote < win->comm_size - 1;
-
-    if (mixed && !said && coll_rdma_verbose(1)) {
-        said = true; /* once per process */
-        coll_rdma_output("rank %d: MPI_THREAD_MULTIPLE on a communicator whose peers are "
-                         "reached both through shared memory and by UCX puts: not served "
-                         "(docs/reliability.md, case 9)", rank);
-    }
-    return mixed;
-}
-
 /* The node of rank i as coll_rdma_debug_node_ranks = k splits them (0: one). */
 static int debug_node(int k, int i)
 {
@@ -330,9 +306,8 @@ static int window_setup(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
         }
         attached(win, cfg->debug_node_ranks,
                  OMPI_SUCCESS
-                         == coll_rdma_window_attach(win, comm, &blobs, &displs,
-                                                    mca_coll_rdma_component.lazy_connect)
-                     && !threads_mixed(win, rank),
+                     == coll_rdma_window_attach(win, comm, &blobs, &displs,
+                                                mca_coll_rdma_component.lazy_connect),
                  &ok);
         /* a peer that failed to connect must not be written to by others */
         rc = exchange(m, comm, &ok, oks, sizeof(ok));

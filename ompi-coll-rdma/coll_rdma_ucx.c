@@ -201,6 +201,14 @@ static int ucx_start_context(void)
     if (NULL == getenv("UCX_MM_SEG_SIZE") && NULL == getenv("UCX_POSIX_SEG_SIZE")) {
         (void) UCX_CALL(ucp_config_modify)(config, "MM_SEG_SIZE", "2k");
     }
+    /* Under MPI_THREAD_MULTIPLE every thread waiting in a call progresses
+     * the one worker; with UCX's default spinlock, 2 namespace hosts x 2
+     * ranks x 3 threads on 2 cores spun for minutes in ucp_worker_progress
+     * (the lock's holder preempted by spinners), with a mutex the same run
+     * took 12 s (tests/robust netns-2hosts-x2-threads). */
+    if (ompi_mpi_thread_multiple && NULL == getenv("UCX_USE_MT_MUTEX")) {
+        (void) UCX_CALL(ucp_config_modify)(config, "USE_MT_MUTEX", "y");
+    }
     memset(&params, 0, sizeof(params));
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
     params.features = UCP_FEATURE_RMA;
