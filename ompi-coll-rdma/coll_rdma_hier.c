@@ -183,6 +183,20 @@ static int *carriers(const coll_rdma_window_t *win, int root, coll_rdma_group_t 
     return ranks;
 }
 
+/*
+ * Wait until every other rank of this node consumed (credits of `kind`) the
+ * instance one ring before this one: whichever of them read this rank's
+ * slot then, it is done with it.
+ */
+static void node_credits(coll_rdma_prog_t *p, const coll_rdma_window_t *win, int kind)
+{
+    for (int i = 0; i < win->nlocal; ++i) {
+        if (win->local[i] != win->rank) {
+            coll_rdma_prog_credit(p, COLL_RDMA_ACT_CREDIT, 0, kind, win->local[i]);
+        }
+    }
+}
+
 int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op)
 {
     coll_rdma_window_t *win = op->win;
@@ -208,12 +222,7 @@ int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op)
         }
         /* as the read bcast's root: the slot last held instance seq -
          * bcast_slots, done with once every rank of the node consumed it */
-        for (int i = 0; win->nlocal > 1 && i < win->nlocal; ++i) {
-            if (win->local[i] != win->rank) {
-                coll_rdma_prog_credit(p, COLL_RDMA_ACT_CREDIT, 0, COLL_RDMA_CREDIT_BCAST,
-                                      win->local[i]);
-            }
-        }
+        node_credits(p, win, COLL_RDMA_CREDIT_BCAST);
         if (win->nlocal > 1) {
             coll_rdma_prog_post(p, 0, win->rank, slot, rbuf, op->bytes);
         }
@@ -237,12 +246,7 @@ int coll_rdma_reduce_hier_plan(coll_rdma_op_t *op)
     if (win->rank != mine) {
         /* the slot held instance seq - depth, read by that instance's
          * carrier: one of the node's ranks */
-        for (int i = 0; i < win->nlocal; ++i) {
-            if (win->local[i] != win->rank) {
-                coll_rdma_prog_credit(p, COLL_RDMA_ACT_CREDIT, 0, COLL_RDMA_CREDIT_REDUCE,
-                                      win->local[i]);
-            }
-        }
+        node_credits(p, win, COLL_RDMA_CREDIT_REDUCE);
         coll_rdma_prog_post(p, 0, win->rank, input, sbuf, op->bytes);
         coll_rdma_prog_credit(p, COLL_RDMA_ACT_PUBLISH, 0, COLL_RDMA_CREDIT_REDUCE, 0);
         return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;

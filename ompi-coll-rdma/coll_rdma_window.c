@@ -193,14 +193,13 @@ int coll_rdma_window_attach(coll_rdma_window_t *win, struct ompi_communicator_t 
     for (int d = 1; d < win->comm_size && OMPI_SUCCESS == rc; ++d) {
         int i = (win->rank + d) % win->comm_size;
 
-        win->nremote += 1; /* until it turns out mapped */
         if (attach_now(comm, i, lazy, &probe)) {
             rc = attach_peer(win, i, true);
-            win->nremote -= NULL != win->peers[i].direct;
         } else {
             win->peers[i].pending = true;
             win->npending += 1;
         }
+        win->nremote += NULL == win->peers[i].direct; /* pending ones too */
     }
     win->peers[win->rank].direct = win->base;
     coll_rdma_ucx_address_done(&win->mem);
