@@ -79,12 +79,32 @@ struct opts {
     size_t min_size, max_size;
     int iters, warmup, iters_large, warmup_large, prewarm, setup_calls;
     int full, validate, fresh, sync, inplace, root;
+    int p2p_sync;             /* -B: the barrier before a call by point-to-point */
     int mode;                 /* MODE_*: how the collective is called */
     int overlap;              /* -O: measure overlap with computation too */
     size_t pool_bytes;
     const struct dtype *dt;
     enum opk op;
 };
+
+/* The barrier before a call: MPI_Barrier, or (-B) ceil(log2 P) rounds of
+ * zero-byte MPI_Sendrecv with rank +- 2^k (Hensgen, Finkel and Manber's
+ * dissemination barrier), which no collective component serves. */
+static void sync_barrier(const struct opts *o)
+{
+    int rank, size;
+
+    if (!o->p2p_sync) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        return;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int d = 1; d < size; d <<= 1) {
+        MPI_Sendrecv(NULL, 0, MPI_BYTE, (rank + d) % size, 77, NULL, 0, MPI_BYTE,
+                     (rank - d + size) % size, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+}
 
 static double now(void)
 {
@@ -144,6 +164,9 @@ static void usage(FILE *f)
 "  -r ROOT      root of bcast/reduce (default 0)\n"
 "  -S           barrier before every call for every collective\n"
 "  -A           no barrier before calls, also for bcast/reduce\n"
+"  -B           the barrier before a call is a dissemination barrier of\n"
+"               zero-byte MPI_Sendrecv, not the collective component under test\n"
+"               (whose barrier's exit order would set the skew the call sees)\n"
 "  -I           MPI_IN_PLACE (allreduce, allgather, alltoall; reduce at root)\n"
 "  -k MODE      blocking|nonblocking|persistent (default blocking): nonblocking\n"
 "               times MPI_I<coll> + MPI_Wait, persistent MPI_Start + MPI_Wait of\n"
@@ -183,7 +206,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
     o->sync = -1;
     o->op = O_SUM;
     opterr = 0;
-    while ((c = getopt(argc, argv, "c:m:i:x:W:fvFP:t:o:r:SAIk:Oh")) != -1) {
+    while ((c = getopt(argc, argv, "c:m:i:x:W:fvFP:t:o:r:SABIk:Oh")) != -1) {
         switch (c) {
         case 'c': {
             int k;
@@ -219,6 +242,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case 'r': o->root = atoi(optarg); break;
         case 'S': o->sync = 1; break;
         case 'A': o->sync = 0; break;
+        case 'B': o->p2p_sync = 1; break;
         case 'I': o->inplace = 1; break;
         case 'k':
             for (o->mode = 2; o->mode >= 0 && strcmp(optarg, mode_names[o->mode]); o->mode--) {}
@@ -408,7 +432,8 @@ int main(int argc, char **argv)
         printf("# dtype=%s%s%s root=%d iters=%d(%d above %d B) warmup=%d(%d) prewarm=%d sync=%s fresh=%s",
                o.dt->name, is_reduction(coll) ? " op=" : "", is_reduction(coll) ? op_names[o.op] : "",
                root, o.iters, o.iters_large, LARGE_MESSAGE_SIZE, o.warmup, o.warmup_large, o.prewarm,
-               o.sync ? "barrier-before-each-call" : "back-to-back",
+               !o.sync ? "back-to-back" : o.p2p_sync ? "p2p-barrier-before-each-call"
+                                                     : "barrier-before-each-call",
                o.fresh ? "yes" : "no");
         if (o.fresh) printf("(pool=%zuMiB)", region >> 20);
         printf(" validate=%s inplace=%s\n", o.validate ? "yes" : "no", o.inplace ? "yes" : "no");
@@ -499,7 +524,7 @@ int main(int argc, char **argv)
 
             if (o.validate && !prewarm_barrier) prepare_call(&c);
             if (counted && it == warmup) served_before = mpit_served();
-            if (o.sync) MPI_Barrier(MPI_COMM_WORLD);
+            if (o.sync) sync_barrier(&o);
             double t0 = now();
             /* the pre-warm is blocking (a nonblocking call never sets a window
              * up); a persistent request is made after it, on the window */
@@ -573,11 +598,11 @@ int main(int argc, char **argv)
                 if (o.inplace && (coll == C_ALLREDUCE || coll == C_ALLGATHER || coll == C_ALLTOALL ||
                                   (coll == C_REDUCE && rank == root)))
                     c.sarg = MPI_IN_PLACE;
-                if (o.sync) MPI_Barrier(MPI_COMM_WORLD);
+                if (o.sync) sync_barrier(&o);
                 double t0 = now();
                 compute(loops);
                 double t1 = now();
-                if (o.sync) MPI_Barrier(MPI_COMM_WORLD);
+                if (o.sync) sync_barrier(&o);
                 double t2 = now();
                 run_call(coll, &c, dt, mop, 0, o.mode, &preq, loops);
                 all[it] = t1 - t0;

@@ -66,6 +66,8 @@ enum coll_rdma_alg {
                                  * where a communicator asked for it (coll_rdma_ssp.c) */
     COLL_RDMA_ALG_HIER = 12,    /* two levels: by reading inside a node, among the nodes' leaders
                                  * across nodes (coll_rdma_hier.c) */
+    COLL_RDMA_ALG_NPORT = 13,   /* allreduce in two levels, the first ranks of every node each
+                                 * carrying a share across nodes (coll_rdma_hier.c) */
     COLL_RDMA_NALGS
 };
 

@@ -177,8 +177,9 @@ int coll_rdma_call_prepare(coll_rdma_op_t *op, const coll_rdma_call_t *c,
     op->dtype = c->elem;
     op->count = c->nelem;
     op->op = c->op;
-    /* only the two-level allreduce asks (its leaders' algorithm) */
-    op->order_independent = COLL_RDMA_ALG_HIER == op->alg && NULL != c->elem
+    /* only the two-level allreduces ask (their algorithm across nodes) */
+    op->order_independent = (COLL_RDMA_ALG_HIER == op->alg || COLL_RDMA_ALG_NPORT == op->alg)
+                            && NULL != c->elem
                             && coll_rdma_op_order_independent(c->op, c->elem);
     op->root = c->root;
     op->bytes = bytes;

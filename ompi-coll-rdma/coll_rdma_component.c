@@ -58,7 +58,7 @@ static const char *const coll_names[COLL_RDMA_NCOLLS] = {"barrier",   "bcast",  
                                                          "allgather", "alltoall", "reduce"};
 static const char *const alg_names[COLL_RDMA_NALGS] = {
     "auto", "fallback", "nway", "knomial", "ktree", "pairwise", "bruck", "ring", "direct", "read",
-    "rsag", "ssp", "hier"};
+    "rsag", "ssp", "hier", "nport"};
 static const char *const reason_names[COLL_RDMA_NREASONS] = {
     "forced", "too_large", "datatype", "op", "window", "warmup", "rule"};
 
@@ -72,7 +72,7 @@ static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE
                                      COLL_RDMA_ALG_NWAY,  COLL_RDMA_ALG_BRUCK,
                                      COLL_RDMA_ALG_RING,  COLL_RDMA_ALG_READ,
                                      COLL_RDMA_ALG_RSAG,  COLL_RDMA_ALG_HIER,
-                                     COLL_RDMA_ALG_AUTO};
+                                     COLL_RDMA_ALG_NPORT, COLL_RDMA_ALG_AUTO};
 static const int allgather_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_RING, COLL_RDMA_ALG_READ,
                                      COLL_RDMA_ALG_AUTO};
 static const int alltoall_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_DIRECT, COLL_RDMA_ALG_READ,
@@ -290,7 +290,12 @@ static int rdma_register(void)
             "run pairwise among themselves, or nway/bruck for integer, logical and byte types, "
             "and the node copies the result from its leader; auto up to "
             "allreduce_short_max_bytes, forced any size up to allreduce_max_bytes, in chunks of "
-            "allreduce_short_max_bytes). nway and bruck combine in "
+            "allreduce_short_max_bytes), nport (forced only: two levels, the vector cut in "
+            "L shares, L the ranks of the smallest node; each node's i-th rank, i < L, folds "
+            "share i of its node's inputs by reading, runs hier's leaders' algorithm on it with "
+            "the i-th ranks of the other nodes, and its node copies the share from it; any size "
+            "up to allreduce_max_bytes, in chunks of allreduce_short_max_bytes). nway and bruck "
+            "combine in "
             "rank-dependent orders: auto uses them only for integer, logical and byte types; "
             "forced on floating-point SUM or PROD they may give results that differ in the last "
             "bits between ranks");

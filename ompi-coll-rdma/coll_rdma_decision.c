@@ -229,7 +229,7 @@ static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_fa
     if (COLL_RDMA_ALG_RING == forced) {
         return COLL_RDMA_ALG_RING; /* any size: window memory is per segment */
     }
-    if (COLL_RDMA_ALG_HIER == forced && 0 == f->nnodes) {
+    if ((COLL_RDMA_ALG_HIER == forced || COLL_RDMA_ALG_NPORT == forced) && 0 == f->nnodes) {
         return fallback(why, COLL_RDMA_WHY_WINDOW);
     }
     if (COLL_RDMA_ALG_RSAG == forced) {
@@ -243,8 +243,8 @@ static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_fa
         return bytes > cfg->allreduce_read_max_bytes ? fallback(why, COLL_RDMA_WHY_TOO_LARGE)
                                                      : COLL_RDMA_ALG_READ;
     }
-    if (COLL_RDMA_ALG_HIER == forced) {
-        return COLL_RDMA_ALG_HIER; /* larger than its slots: in chunks (coll_rdma_plan()) */
+    if (COLL_RDMA_ALG_HIER == forced || COLL_RDMA_ALG_NPORT == forced) {
+        return forced; /* larger than its slots: in chunks (coll_rdma_plan()) */
     }
     if (bytes > cfg->allreduce_short_max_bytes) {
         /* Beyond the slots of the other algorithms.  The ring beat coll/tuned,

@@ -360,6 +360,25 @@ int coll_rdma_barrier_hier_plan(coll_rdma_op_t *op);
  */
 int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op);
 /**
+ * MPI_Allreduce in two levels with every node's first L ranks carrying a
+ * share across nodes, L the rank count of the smallest node (the n-port
+ * idea of seed 002 section 2.10: all of a node's ranks and network ports at
+ * work instead of its leader's; MVAPICH2's multi-leader allreduce does the
+ * same for large messages).  The op->count elements (as hier's, op->bytes <=
+ * cfg->allreduce_short_max_bytes; coll_rdma_plan() chunks larger calls) are
+ * cut into L shares of count * i / L .. count * (i + 1) / L.  Every rank
+ * posts its input into its window; the node's i-th rank (rank order), i < L,
+ * folds share i of its node's inputs by reading, in rank order, runs hier's
+ * allreduce across nodes on that share with the i-th ranks of the other
+ * nodes, and posts it into its window, from which the node's ranks copy
+ * it.  Across nodes every node sends L messages of 1/L the bytes in
+ * parallel, and the fold inside the node is split L ways.  Each share is
+ * computed by one group, so with pairwise across nodes every rank gets the
+ * same bits.  op->sbuf == op->rbuf is in place.  Slots and reuse as hier's
+ * (coll_rdma_window.h, "two-level").
+ */
+int coll_rdma_allreduce_nport_plan(coll_rdma_op_t *op);
+/**
  * MPI_Bcast in two levels, op->bytes <= cfg->bcast_segment_bytes from
  * op->root into every rank's op->rbuf: the k-nomial tree of puts (radix
  * cfg->bcast_radix; Gupta's RDMA tree, as in the flat plan) among one rank

@@ -102,22 +102,22 @@ int coll_rdma_barrier_hier_plan(coll_rdma_op_t *op)
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
-/* The leaders' allreduce of the node results in rbuf: pairwise, which gives
- * every leader the same bits, unless the pair is order-independent: then
- * the adapted n-way dissemination, or Bruck's where (n, nodes) is not
- * adaptable (fewer rounds: ceil(log_{n+1} nodes) against log2). */
-static int among_leaders(coll_rdma_op_t *op)
+/* The allreduce of rbuf among group *g, one rank per node (the leaders, or
+ * one port's carriers): pairwise, which gives every member the same bits,
+ * unless the pair is order-independent: then the adapted n-way
+ * dissemination, or Bruck's where (n, nodes) is not adaptable (fewer rounds:
+ * ceil(log_{n+1} nodes) against log2). */
+static int among_nodes(coll_rdma_op_t *op, const coll_rdma_group_t *g)
 {
-    coll_rdma_group_t g = leaders(op->win);
     coll_rdma_nway_plan_t plan;
 
     if (!op->order_independent) {
-        return coll_rdma_allreduce_pairwise_group(op, &g, true);
+        return coll_rdma_allreduce_pairwise_group(op, g, true);
     }
-    if (0 == coll_rdma_nway_plan(g.size, op->cfg->allreduce_nway_n, &plan)) {
-        return coll_rdma_allreduce_nway_group(op, &g, true);
+    if (0 == coll_rdma_nway_plan(g->size, op->cfg->allreduce_nway_n, &plan)) {
+        return coll_rdma_allreduce_nway_group(op, g, true);
     }
-    return coll_rdma_allreduce_bruck_group(op, &g, true);
+    return coll_rdma_allreduce_bruck_group(op, g, true);
 }
 
 int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op)
@@ -148,7 +148,8 @@ int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op)
                               0);
     }
     if (win->nnodes > 1) {
-        int rc = among_leaders(op);
+        coll_rdma_group_t g = leaders(win);
+        int rc = among_nodes(op, &g);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -157,6 +158,134 @@ int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op)
         coll_rdma_prog_post(p, 0, win->rank, result, rbuf, op->bytes);
     }
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+/*
+ * The ports of the n-port allreduce: *nports, the ranks of the smallest
+ * node; this rank's port is its index on its node (local_rank), which it
+ * carries where it is below *nports.  Returns the carriers of this rank's
+ * port, one per node in node order (the port-th rank of each node, in rank
+ * order), as group *g, freed by the caller; NULL where it cannot be
+ * allocated.  O(comm_size): built per program, for the sizes of the chunked
+ * allreduce only.
+ */
+static int *ports(const coll_rdma_window_t *win, coll_rdma_group_t *g, int *nports)
+{
+    int nnodes = win->nnodes, port = win->local_rank;
+    int *seen = calloc((size_t) nnodes, sizeof(int));
+    int *ranks = malloc((size_t) nnodes * sizeof(int));
+
+    if (NULL == seen || NULL == ranks) {
+        free(seen);
+        free(ranks);
+        return NULL;
+    }
+    for (int i = 0; i < win->comm_size; ++i) {
+        int node = win->node_of[i];
+
+        if (seen[node]++ == port) {
+            ranks[node] = i;
+        }
+    }
+    *nports = seen[0];
+    for (int n = 1; n < nnodes; ++n) {
+        *nports = seen[n] < *nports ? seen[n] : *nports;
+    }
+    free(seen);
+    *g = (coll_rdma_group_t){nnodes, win->node, ranks};
+    return ranks;
+}
+
+/* Port j's share of n elements among nports: [*lo, *hi), every rank alike. */
+static void port_share(size_t n, int nports, int j, size_t *lo, size_t *hi)
+{
+    *lo = n * (size_t) j / (size_t) nports;
+    *hi = n * (size_t) (j + 1) / (size_t) nports;
+}
+
+/* Port `port`'s carrier across nodes: the allreduce of its share, which
+ * lies in rbuf at `off` bytes (the group's plans address rbuf from 0). */
+static int port_among_nodes(coll_rdma_op_t *op, const coll_rdma_group_t *g, size_t count,
+                            size_t off)
+{
+    size_t bytes = op->bytes, n = op->count;
+    int first = op->prog.n, rc;
+
+    op->count = count;
+    op->bytes = count * (bytes / n);
+    rc = among_nodes(op, g);
+    for (int i = first; i < op->prog.n; ++i) {
+        coll_rdma_act_t *a = &op->prog.acts[i];
+
+        a->src.off += COLL_RDMA_BUF_RBUF == a->src.base ? off : 0;
+        a->dst.off += COLL_RDMA_BUF_RBUF == a->dst.base ? off : 0;
+    }
+    op->count = n;
+    op->bytes = bytes;
+    return rc;
+}
+
+int coll_rdma_allreduce_nport_plan(coll_rdma_op_t *op)
+{
+    coll_rdma_window_t *win = op->win;
+    coll_rdma_prog_t *p = &op->prog;
+    /* one slot each, as hier's: see coll_rdma_window.h, "two-level" */
+    coll_rdma_slot_t input = coll_rdma_slot_fixed(win->off_hier_ar);
+    coll_rdma_slot_t result = coll_rdma_slot_fixed(win->off_hier_ar + win->ar_slot_size);
+    bool in_place = op->sbuf == op->rbuf;
+    size_t unit = op->bytes / op->count, lo, hi;
+    int me = win->local_rank, nports, rc = OMPI_SUCCESS;
+    coll_rdma_group_t g;
+    int *ranks = ports(win, &g, &nports);
+
+    if (NULL == ranks) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (win->nlocal > 1) {
+        coll_rdma_prog_post(p, 0, win->rank, input,
+                            coll_rdma_buf(in_place ? COLL_RDMA_BUF_RBUF : COLL_RDMA_BUF_SBUF, 0),
+                            op->bytes);
+    }
+    port_share(op->count, nports, me, &lo, &hi);
+    if (me < nports && hi > lo) {
+        coll_rdma_buf_t share = coll_rdma_buf(COLL_RDMA_BUF_RBUF, lo * unit);
+
+        /* share = c[last] op (... op (c[1] op c[first])), the node's ranks
+         * in rank order, each read from its input slot (this rank's too:
+         * in place, rbuf is overwritten first) */
+        for (int i = 0; i < win->nlocal; ++i) {
+            int q = win->local[i];
+            coll_rdma_buf_t in = win->nlocal > 1
+                                     ? coll_rdma_buf_slot(input, q == win->rank ? -1 : q, lo * unit)
+                                     : coll_rdma_buf(COLL_RDMA_BUF_SBUF, lo * unit);
+
+            if (q != win->rank) {
+                coll_rdma_prog_wait_peer(p, 0, q, input);
+            }
+            if (0 == i && (win->nlocal > 1 || !in_place)) {
+                coll_rdma_prog_copy(p, in, share, (hi - lo) * unit, 0);
+            } else if (i > 0) {
+                coll_rdma_prog_reduce(p, in, share, hi - lo, 0);
+            }
+        }
+        if (win->nnodes > 1) {
+            rc = port_among_nodes(op, &g, hi - lo, lo * unit);
+        }
+        if (win->nlocal > 1) {
+            coll_rdma_prog_post(p, 0, win->rank, result, share, (hi - lo) * unit);
+        }
+    }
+    /* every other port's share from its carrier on this node */
+    for (int j = 0; j < nports; ++j) {
+        port_share(op->count, nports, j, &lo, &hi);
+        if (j != me && hi > lo) {
+            coll_rdma_prog_wait_peer(p, 0, win->local[j], result);
+            coll_rdma_prog_copy(p, coll_rdma_buf_slot(result, win->local[j], 0),
+                                coll_rdma_buf(COLL_RDMA_BUF_RBUF, lo * unit), (hi - lo) * unit, 0);
+        }
+    }
+    free(ranks);
+    return OMPI_SUCCESS != rc ? rc : p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
 /* The rank that carries a rooted collective's node: the root on its own

@@ -25,7 +25,8 @@ const coll_rdma_plan_fn_t coll_rdma_plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
                              [COLL_RDMA_ALG_RING] = coll_rdma_allreduce_ring_plan,
                              [COLL_RDMA_ALG_RSAG] = coll_rdma_allreduce_rsag_plan,
                              [COLL_RDMA_ALG_SSP] = coll_rdma_allreduce_ssp_plan,
-                             [COLL_RDMA_ALG_HIER] = coll_rdma_allreduce_hier_plan},
+                             [COLL_RDMA_ALG_HIER] = coll_rdma_allreduce_hier_plan,
+                             [COLL_RDMA_ALG_NPORT] = coll_rdma_allreduce_nport_plan},
     [COLL_RDMA_ALLGATHER] = {[COLL_RDMA_ALG_BRUCK] = coll_rdma_allgather_bruck_plan,
                              [COLL_RDMA_ALG_RING] = coll_rdma_allgather_ring_plan,
                              [COLL_RDMA_ALG_READ] = coll_rdma_allgather_read_plan},
@@ -84,7 +85,8 @@ int coll_rdma_plan(coll_rdma_op_t *op)
         && op->bytes > op->win->reduce_bytes) {
         return plan_chunks(op, op->dtype->super.size, op->win->reduce_bytes);
     }
-    if (COLL_RDMA_ALLREDUCE == op->coll && COLL_RDMA_ALG_HIER == op->alg
+    if (COLL_RDMA_ALLREDUCE == op->coll
+        && (COLL_RDMA_ALG_HIER == op->alg || COLL_RDMA_ALG_NPORT == op->alg)
         && op->bytes > op->cfg->allreduce_short_max_bytes) {
         return plan_chunks(op, op->dtype->super.size, op->cfg->allreduce_short_max_bytes);
     }

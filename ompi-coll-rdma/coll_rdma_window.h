@@ -125,8 +125,10 @@
  *                    the arrival word (this rank reached the barrier; read by its
  *                    node's leader) and the release word (a leader's: its node may
  *                    leave; read by the node's ranks), which only grow; the input slot
- *                    (a non-leader's allreduce input, read by its leader) and the
- *                    result slot (a leader's node result, read by its node's ranks);
+ *                    (a non-leader's allreduce input, read by its leader; nport:
+ *                    every rank's, read by the node's carriers) and the result slot
+ *                    (a leader's node result, read by its node's ranks; nport: a
+ *                    carrier's share);
  *                    then the reduce input ring (COLL_RDMA_REDUCE_DEPTH slots of
  *                    reduce_slot_size by instance, written by its own rank, read by
  *                    the instance's carrier; rewritten once every rank of the node
@@ -137,7 +139,10 @@
  *                    after it finished s, which needed the leader's result of s,
  *                    posted after the leader read every input of s; a leader writes
  *                    its result of s + 1 only after it read every input of s + 1,
- *                    posted after each rank copied the result of s out.  Any
+ *                    posted after each rank copied the result of s out.  nport
+ *                    alike, each carrier for its share (a carrier whose share is
+ *                    empty writes and reads nothing; a rank copied every non-empty
+ *                    share of s before it posts s + 1).  Any
  *                    allreduce in between keeps this (every output depends on every
  *                    input).  The plan simulator agrees (a slot per parity is not
  *                    needed; removing a wait fails)

@@ -52,7 +52,8 @@
 #                             picks, nway for floats, the put path, forced
 #                             parameter over rules, rules that differ between
 #                             ranks, a malformed and a missing file
-#   {barrier,bcast,allreduce,reduce}-hier-npN, allreduce-hier-nodesK-np7, hier-{mix,stress,put-path}-*
+#   {barrier,bcast,allreduce,reduce}-hier-npN, allreduce-hier-nodesK-np7, hier-{mix,stress,put-path}-*,
+#   allreduce-nport-npN, allreduce-nport-nodesK-np7, nport-put-path-np4
 #                             the two-level algorithms on nodes made up by
 #                             coll_rdma_debug_node_ranks (tests/mpi/cases_two_level.sh)
 #   layout-{bcast,allgather,alltoall,allreduce,reduce}-ALG-np{2,4},
@@ -631,6 +632,7 @@ NBC_SETS=(
     "ring:$ar ring --mca coll_rdma_allreduce_ring_segment_bytes 4096:allreduce:ring"
     "rsag:$ar rsag --mca coll_rdma_reduce_algorithm rsag --mca coll_rdma_allgather_algorithm read --mca coll_rdma_alltoall_algorithm read --mca coll_rdma_allreduce_rsag_segment_bytes 4096:allreduce:rsag reduce:rsag allgather:read alltoall:read"
     "hier:--mca coll_rdma_barrier_algorithm hier --mca coll_rdma_bcast_algorithm hier $ar hier --mca coll_rdma_reduce_algorithm hier --mca coll_rdma_debug_node_ranks -2:barrier:hier bcast:hier allreduce:hier reduce:hier"
+    "nport:$ar nport --mca coll_rdma_allreduce_short_max_bytes 4096 --mca coll_rdma_debug_node_ranks -2:allreduce:nport"
 )
 for np in $ALL_NP; do
     for set in "${NBC_SETS[@]}"; do

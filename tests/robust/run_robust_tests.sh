@@ -455,11 +455,15 @@ netns_begin() {
     return 0
 }
 NETNS_HIER="--mca coll_rdma_barrier_algorithm hier --mca coll_rdma_allreduce_algorithm hier --mca coll_rdma_reduce_algorithm hier"
+NETNS_NPORT="--mca coll_rdma_allreduce_algorithm nport --mca coll_rdma_allreduce_short_max_bytes 8192"
 NETNS_FLAT="--mca coll_rdma_barrier_algorithm pairwise --mca coll_rdma_allreduce_algorithm nway"
 if netns_begin netns-2hosts-x2 2 2; then
     rcase netns-2hosts-x2-mix "$NETNS_NP" "$NETNS_ARGS" "$ROBUST mix --calls 600" "$SERVED_HIER" put_path_mixed
     rcase netns-2hosts-x2-edge "$NETNS_NP" "$NETNS_ARGS" "$ROBUST edge" \
         "someserved:bcast:hier someserved:allreduce:hier" put_path_mixed
+    # both ranks of a host carry a share across hosts (up to 3 chunks of 8 KiB)
+    rcase netns-2hosts-x2-nport-mix "$NETNS_NP" "$NETNS_ARGS $NETNS_NPORT" "$ROBUST mix --calls 400" \
+        "served:allreduce:nport" put_path_mixed
     # MPI_THREAD_MULTIPLE, threads on distinct communicators, each attaching
     # its peers across hosts at their first use: spun for minutes with UCX's
     # spinlock in the worker, runs with its mutex (docs/reliability.md, case 9)
@@ -486,6 +490,8 @@ fi
 if netns_begin netns-4hosts-x2-roundrobin 4 2 node; then
     rcase netns-4hosts-x2-roundrobin-mix "$NETNS_NP" "$NETNS_ARGS" "$ROBUST mix --calls 400" \
         "$SERVED_HIER" put_path_mixed
+    rcase netns-4hosts-x2-roundrobin-nport "$NETNS_NP" "$NETNS_ARGS $NETNS_NPORT" \
+        "$ROBUST mix --calls 300" "served:allreduce:nport" put_path_mixed
     # endpoints and rkeys made at set-up for the node and one peer, the
     # others at their first use; all at set-up when asked
     rcase netns-4hosts-x2-roundrobin-lazy "$NETNS_NP" "$NETNS_ARGS" "$ROBUST burst --calls 300" \

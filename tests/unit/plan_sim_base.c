@@ -14,7 +14,7 @@ const char *const coll_names[] = {"barrier",   "bcast",    "allreduce",
                                          "allgather", "alltoall", "reduce"};
 const char *const alg_names[] = {"auto", "fallback", "nway",   "knomial", "ktree",
                                         "pairwise", "bruck", "ring", "direct",  "read",
-                                        "rsag", "ssp", "hier"};
+                                        "rsag", "ssp", "hier", "nport"};
 
 const char *sim_coll_name(int coll)
 {

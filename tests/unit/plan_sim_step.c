@@ -95,7 +95,8 @@ static void check_result(sim_t *S, int q, int i)
             if (COLL_RDMA_ALLREDUCE == c->coll
                 && (COLL_RDMA_ALG_PAIRWISE == c->alg || COLL_RDMA_ALG_KTREE == c->alg
                     || COLL_RDMA_ALG_RING == c->alg
-                    || (COLL_RDMA_ALG_HIER == c->alg && !c->order_independent))) {
+                    || ((COLL_RDMA_ALG_HIER == c->alg || COLL_RDMA_ALG_NPORT == c->alg)
+                        && !c->order_independent))) {
                 if (NULL == S->ref[i]) {
                     S->ref[i] = xcalloc(S, c->count, sizeof(elem_t));
                     for (size_t x = 0; x < c->count; ++x) {

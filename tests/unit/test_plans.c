@@ -6,7 +6,7 @@
  * and the schedules are linked, the executor is not.
  *
  * Scenarios, per P and seed:
- *   one algorithm  6 calls of it (18 scenarios, one per algorithm)
+ *   one algorithm  6 calls of it (one family per algorithm)
  *   one collective 8 calls of its algorithms in random order, so that
  *                  algorithms sharing a region or a counter alternate
  *                  (nway/bruck, read/knomial bcast, ...)
@@ -67,6 +67,7 @@ static const struct alg {
     {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_HIER, false},
     {COLL_RDMA_BCAST, COLL_RDMA_ALG_HIER, false},
     {COLL_RDMA_REDUCE, COLL_RDMA_ALG_HIER, false},
+    {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_NPORT, false},
 };
 #define NALGS ((int) (sizeof(algs) / sizeof(algs[0])))
 /* families: 0 .. NALGS-1 one algorithm, then one collective each, then mixed (mapped, put path) */
@@ -187,7 +188,7 @@ static void make_call(sim_scenario_t *sc, int i, int k)
             c->count = c->count < 1 ? 1 : min_size(c->count, cfg->allreduce_max_bytes / SIM_ELEM);
         } else if (COLL_RDMA_ALG_READ == c->alg) {
             c->count = some_size(cfg->allreduce_read_max_bytes / SIM_ELEM);
-        } else if (COLL_RDMA_ALG_HIER == c->alg && pick(2)) {
+        } else if ((COLL_RDMA_ALG_HIER == c->alg || COLL_RDMA_ALG_NPORT == c->alg) && pick(2)) {
             /* chunks of allreduce_short_max_bytes (coll_rdma_plan()) */
             c->count = some_size(min_size(3 * cfg->allreduce_short_max_bytes + SIM_ELEM,
                                           cfg->allreduce_max_bytes) / SIM_ELEM);
@@ -232,7 +233,8 @@ static int random_alg(int coll, const sim_scenario_t *sc)
     for (;;) {
         int k = pick(NALGS);
         if ((coll < 0 || algs[k].coll == coll) && (sc->all_direct || !algs[k].direct_only)
-            && (sc->all_direct || sc->nodes > 0 || COLL_RDMA_ALG_HIER != algs[k].alg)) {
+            && (sc->all_direct || sc->nodes > 0
+                || (COLL_RDMA_ALG_HIER != algs[k].alg && COLL_RDMA_ALG_NPORT != algs[k].alg))) {
             return k;
         }
     }
@@ -257,7 +259,10 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
     }
     /* ranks on nodes (mapped inside a node only) half the time, always for
      * the two-level families */
-    if (!sc->all_direct && ((fam < NALGS && COLL_RDMA_ALG_HIER == algs[fam].alg) || pick(2))) {
+    if (!sc->all_direct
+        && ((fam < NALGS
+             && (COLL_RDMA_ALG_HIER == algs[fam].alg || COLL_RDMA_ALG_NPORT == algs[fam].alg))
+            || pick(2))) {
         sc->nodes = 1 + pick(P);
     }
     sc->copied = !sc->all_direct && pick(2);
