@@ -39,7 +39,11 @@ PPNS = [1, 2, 4, 8, 16, 32, 64]
 CASES = [("barrier", 0), ("allreduce", 8), ("allreduce", 65536), ("allreduce", 1048576),
          ("bcast", 8), ("bcast", 65536), ("bcast", 1048576)]
 
-# coll/rdma's algorithms the model evaluates: label -> (dump name, param, two-level?)
+# the two-level allreduces' chunk: allreduce_short_max_bytes's default (bytes)
+CHUNK = 16384
+
+# coll/rdma's algorithms the model evaluates: label -> (dump name, param, two-level?): True
+# the leaders' form (sched_dump -H), "nport" every rank of a node carrying a share (-N)
 OURS = {
     "barrier": [("nway-%d" % n, "barrier-nway", n, False) for n in (1, 2, 3, 4, 7)] +
                [("pairwise", "barrier-pairwise", 1, False)] +
@@ -48,8 +52,8 @@ OURS = {
                  [("bruck-%d" % n, "allreduce-bruck", n, False) for n in (1, 2, 4)] +
                  [("pairwise", "allreduce-pairwise", 1, False), ("ktree-2", "allreduce-ktree", 2, False),
                   ("ktree-4", "allreduce-ktree", 4, False), ("ring", "allreduce-ring", 1, False)] +
-                 [("hier-nway-2", "allreduce-nway", 2, True), ("hier-pairwise", "allreduce-pairwise", 1, True),
-                  ("hier-ring", "allreduce-ring", 1, True)],
+                 [("hier-nway-2", "allreduce-nway", 2, True), ("hier-pairwise", "allreduce-pairwise", 1, True)] +
+                 [("nport-pairwise", "allreduce-pairwise", 1, "nport"), ("nport-nway-2", "allreduce-nway", 2, "nport")],
     "bcast": [("knomial-%d" % k, "bcast-knomial", k, False) for k in (2, 4, 8)] +
              [("hier-knomial-%d" % k, "bcast-knomial", k, True) for k in (2, 4)],
 }
@@ -72,12 +76,14 @@ def dump(alg, size, param, m, ppn=1, hier=False):
 
     Returns a list of (level, rep, sends, recvs, bytes, reduce_bytes, node_sends).  ppn:
     ranks per node (flat: block mapping, classifies rounds; hier: node size).
+    hier: False, True (leaders, sched_dump -H) or "nport" (every rank a carrier, -N).
     Cached; one sched_dump run serves every size of a (alg, size, param, ppn).
     """
     key = (alg, size, param, ppn, hier)
     if key not in _DUMPS:
-        sizes = [0, 4, 8, 4096, 8192, 32768, 65536, 1048576]
-        args = [sched_dump_path(), "-H" if hier else "-q", str(ppn), alg, str(size), str(param),
+        sizes = [0, 4, 8, 4096, 8192, CHUNK, 32768, 65536, 1048576]
+        form = "-N" if hier == "nport" else "-H" if hier else "-q"
+        args = [sched_dump_path(), form, str(ppn), alg, str(size), str(param),
                 ",".join(map(str, sizes))]
         out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
         _DUMPS[key] = parse_dump(out)
@@ -221,13 +227,21 @@ def flat_cost(pset, alg, param, nodes, ppn, m, p2p):
 
 
 def ours(pset, coll, m, nodes, ppn):
-    """{label: us} for coll/rdma's algorithms (two-level forms only with ppn > 1)."""
+    """{label: us} for coll/rdma's algorithms (two-level forms only with ppn > 1).
+
+    The two-level allreduces run one instance per CHUNK bytes, one after the
+    other (coll_rdma_plan(); the model credits no overlap between them); the
+    call's own cost is paid once.
+    """
     res = {}
     for label, alg, param, hier in OURS[coll]:
         if hier and ppn == 1:
             continue
         if hier:
-            res[label] = cost(dump(alg, nodes, param, m, ppn=ppn, hier=True), pset, put_path=nodes > 1)
+            chunks = -(-m // CHUNK) if coll == "allreduce" and m > CHUNK else 1
+            one = cost(dump(alg, nodes, param, m if chunks == 1 else CHUNK, ppn=ppn, hier=hier), pset,
+                       put_path=nodes > 1)
+            res[label] = chunks * one - (chunks - 1) * pset["call"]["rdma"]
         else:
             res[label] = flat_cost(pset, alg, param, nodes, ppn, m, False)
     return res

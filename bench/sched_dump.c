@@ -20,13 +20,19 @@
  * in the two-level form RANK and peers are numbered within each phase: the
  * node's ranks inside a node, the leaders among nodes).
  *
- * Usage: sched_dump [-q ppn] [-H ppn] [-r rank] ALG P PARAM m[,m...]
+ * Usage: sched_dump [-q ppn] [-H ppn] [-N ppn] [-r rank] ALG P PARAM m[,m...]
  *   P: ranks (flat) or nodes (-H).  -q ppn: ranks per node of a flat run,
  *   block mapping (default 1: every rank on its own node, every round net);
  *   it only classifies rounds as shm/net.  -H ppn: the two-level form:
  *   intra-node fold to the leader (shm), ALG among the P leaders (net), the
- *   node's ranks read the leader's result (shm).  ALG names begin with the
- *   collective: barrier-, allreduce-, bcast-, reduce- (see run_alg()).
+ *   node's ranks read the leader's result (shm).  -N ppn: the n-port
+ *   two-level allreduce (coll_rdma_allreduce_nport_plan): every rank of a
+ *   node carries 1/ppn of the payload: it reads that share of the node's
+ *   inputs (shm), ppn groups run ALG among the P nodes side by side on 1/ppn
+ *   of the payload each, so a node's NIC carries ppn times the messages of
+ *   one group (net), and every rank reads the other ppn - 1 shares (shm).
+ *   ALG names begin with the collective: barrier-, allreduce-, bcast-,
+ *   reduce- (see run_alg()).
  */
 #include "coll_rdma_sched.h"
 
@@ -390,9 +396,36 @@ static void intra(int ppn, int fold, int kind)
     end();
 }
 
+/*
+ * The n-port form's phases inside a node (-N): every rank a carrier of 1/ppn
+ * of the payload.  fold: each carrier reads its share of every other rank's
+ * input and combines it; else each rank reads every other carrier's share
+ * (a share posted once, read by all: one message on the carrier's side).
+ */
+static void intra_ports(int ppn, int fold)
+{
+    if (ppn < 2) {
+        return;
+    }
+    A.size = ppn;
+    begin(fold ? "port-fold" : "port-read", 1, ppn, 1);
+    A.cur->shm_forced = 1;
+    for (int c = 0; c < ppn; ++c) {
+        for (int i = 0; i < ppn; ++i) {
+            if (i != c) {
+                fold ? msg(i, c, 1) : msg(c, i, 0);
+            }
+        }
+    }
+    for (int c = 0; c < ppn && !fold; ++c) {
+        A.ns[c] = 1;
+    }
+    end();
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: sched_dump [-q ppn] [-H ppn] [-r rank] ALG P PARAM m[,m...]\n");
+    fprintf(stderr, "usage: sched_dump [-q ppn] [-H ppn] [-N ppn] [-r rank] ALG P PARAM m[,m...]\n");
     exit(2);
 }
 
@@ -417,6 +450,7 @@ int main(int argc, char **argv)
         if (a + 1 >= argc) usage();
         if (!strcmp(argv[a], "-q")) ppn = atoi(argv[a + 1]);
         else if (!strcmp(argv[a], "-H")) { ppn = atoi(argv[a + 1]); hier = 1; }
+        else if (!strcmp(argv[a], "-N")) { ppn = atoi(argv[a + 1]); hier = 2; }
         else if (!strcmp(argv[a], "-r")) A.detail = atoi(argv[a + 1]);
         else usage();
         a += 2;
@@ -426,6 +460,7 @@ int main(int argc, char **argv)
     param = atoi(argv[a + 2]);
     kind = kind_of(argv[a]);
     if (kind < 0 || size < 1 || ppn < 1 || param < 1 || param > 63 || size > (1 << 24)) usage();
+    if (2 == hier && kind != K_ALLREDUCE) usage();
     for (s = argv[a + 3]; nm < MAX_SIZES && (tok = strtok(s, ",")); s = NULL) {
         sizes[nm++] = atol(tok);
     }
@@ -438,17 +473,24 @@ int main(int argc, char **argv)
     A.nnode = calloc(cap, sizeof(int));
     if (!A.ns || !A.nr || !A.nred || !A.nnode) return 2;
     if (hier) {
-        int first;
+        int first, ports = 2 == hier ? ppn : 1;
         /* fold inside the node (not for bcast), the leaders, then release */
         A.ppn = ppn;
-        if (kind != K_BCAST) intra(ppn, 1, kind);
+        if (ports > 1) intra_ports(ppn, 1);
+        else if (kind != K_BCAST) intra(ppn, 1, kind);
         A.size = size;
         A.ppn = 1;
         first = A.nrounds;
         if (-1 == run_alg(argv[a], param)) usage();
-        for (int i = first; i < A.nrounds; ++i) A.rounds[i].cross = 1;
+        for (int i = first; i < A.nrounds; ++i) {
+            A.rounds[i].cross = 1;
+            /* ports groups side by side, each on 1/ports of the payload */
+            A.rounds[i].den *= ports;
+            A.rounds[i].node_sends *= ports;
+        }
         A.ppn = ppn;
-        if (kind != K_REDUCE) intra(ppn, 0, kind);
+        if (ports > 1) intra_ports(ppn, 0);
+        else if (kind != K_REDUCE) intra(ppn, 0, kind);
     } else {
         A.size = size;
         A.ppn = ppn;

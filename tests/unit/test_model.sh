@@ -2,7 +2,7 @@
 # Unit test of the LogGP model (bench/model.py, bench/sched_dump): closed
 # forms against hand-computed values, the dump's rounds and messages for a few
 # sizes (non-powers of two and P = 1), the ring's bytes per step, the
-# two-level form's rounds, and coll/tuned's decision table.  python3 and the
+# two-level and n-port forms' rounds, and coll/tuned's decision table.  python3 and the
 # built sched_dump only; a second or two.  Exit 0 pass, 1 fail, 77 skip.
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-$SRCDIR/build}
@@ -124,6 +124,18 @@ for alg, n, kind in (("allreduce-pairwise", 1, "ar"), ("barrier-nway", 2, "ba"),
                   ["shm"] * fold + ["net"] * inter + ["shm"] * read)
             if fold:
                 check("%s -H %d fold" % (alg, ppn), (h[0][2], h[0][3]), (1, ppn - 1))
+# the n-port form (-N): every rank carries 1/ppn; the node's NIC carries ppn
+# groups' messages of 1/ppn of the payload each
+for ppn in (2, 4, 7):
+    inter = rounds("allreduce-pairwise", 6, 1, 1 << 20)
+    h = rounds("-N", ppn, "allreduce-pairwise", 6, 1, 1 << 20)
+    share = -(-(1 << 20) // ppn)
+    check("-N %d rounds" % ppn, [x[0] for x in h], ["shm"] + ["net"] * len(inter) + ["shm"])
+    check("-N %d fold (sends, recvs, bytes, combined)" % ppn, h[0][2:6],
+          (ppn - 1, ppn - 1, share, (ppn - 1) * share))
+    check("-N %d across: bytes, node sends" % ppn, [(x[4], x[6]) for x in h[1:-1]],
+          [(-(-x[4] // ppn), ppn * x[6]) for x in inter])
+    check("-N %d read (sends, recvs)" % ppn, h[-1][2:4], (1, ppn - 1))
 # flat runs: one node of 16, then 4 nodes of 4 (distance 1, 2 stay inside a node
 # for most ranks but some messages cross: every round is net, with 1, 2, 4, 4
 # messages leaving the busiest node)
