@@ -173,7 +173,7 @@ static int *ports(const coll_rdma_window_t *win, coll_rdma_group_t *g, int *npor
 {
     int nnodes = win->nnodes, port = win->local_rank;
     int *seen = calloc((size_t) nnodes, sizeof(int));
-    int *ranks = malloc((size_t) nnodes * sizeof(int));
+    int *ranks = calloc((size_t) nnodes, sizeof(int)); /* a node short of the port: 0, unused */
 
     if (NULL == seen || NULL == ranks) {
         free(seen);
