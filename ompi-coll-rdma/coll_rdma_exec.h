@@ -173,9 +173,13 @@ int coll_rdma_allreduce_bruck_plan(coll_rdma_op_t *op);
  * neighbour in segments of at most cfg->allreduce_ring_segment_bytes
  * (RING_SEND/RING_RECV/RING_ACK through cfg->allreduce_ring_slots slots with
  * credits, so window memory does not grow with the message; the program
- * has six actions per segment, on the heap).  Block c is reduced once, along the
- * ring from rank c to rank c-1 in that fixed order, and its bits are then
- * copied around: identical results on every rank for every (op, type).
+ * has six actions per segment, on the heap).  The ring runs node by node
+ * where the window has a node map (one link per node crosses the network,
+ * whatever the placement of ranks), else in rank order.  Block c is reduced
+ * once, along the ring from position c to position c-1 in that fixed order,
+ * and its bits are then copied around: identical results on every rank for
+ * every (op, type).  OMPI_ERR_OUT_OF_RESOURCE where the order cannot be
+ * allocated.
  * Same arguments as coll_rdma_allreduce_nway_plan().
  */
 int coll_rdma_allreduce_ring_plan(coll_rdma_op_t *op);

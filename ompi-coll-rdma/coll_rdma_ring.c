@@ -9,6 +9,8 @@
 #include "coll_rdma_sched.h"
 #include "coll_rdma_window.h"
 
+#include <stdlib.h>
+
 /*
  * ---- ring allgather ----
  *
@@ -51,21 +53,23 @@ int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op)
 /*
  * ---- segmented pipelined ring allreduce (seed 004 section IV-A) ----------
  *
- * Reduce-scatter: in step s = 0 .. P-2 rank i sends block i-s to i+1 and
- * receives block i-s-1 from i-1, which it reduces into its own copy; after
- * it, rank i holds block i+1 complete.  Allgather: in step s rank i sends
- * block i-s+1 and receives block i-s, which overwrites its copy
+ * Positions on the ring: rank order, or node by node where the window has a
+ * node map (ring_order()).  Reduce-scatter: in step s = 0 .. P-2 position i
+ * sends block i-s to i+1 and receives block i-s-1 from i-1, which it reduces
+ * into its own copy; after it, position i holds block i+1 complete.
+ * Allgather: in step s position i sends block i-s+1 and receives block i-s,
+ * which overwrites its copy
  * (verify/ring.py checks these indices).  Every block goes out in segments
  * of at most ring_segment_bytes, and segment g of a step is sent as soon as
  * segment g of the previous step is in, so the steps pipeline.
  *
  * Identical bits on every rank: every element of block c is combined once,
- * along the ring from rank c to rank c-1, always as
+ * along the ring from position c to position c-1, always as
  * ((x_c o x_{c+1}) o x_{c+2}) o ... o x_{c-1}; the allgather then copies
  * those bits.  The partition into blocks depends only on count and P, which
  * all ranks share.
  *
- * Flow control: ring messages from rank i to i+1 are numbered m = 1, 2, ...
+ * Flow control: ring messages from position i to i+1 are numbered m = 1, 2, ...
  * over every ring call on the communicator (both sides count the same
  * stream: what i sends in step s is what i+1 receives in step s).  Message
  * m goes to slot m % slots, written only by the left neighbour; the sender
@@ -109,17 +113,70 @@ static void ring_consumed(coll_rdma_prog_t *p, int left)
     coll_rdma_prog_flush(p);
 }
 
+/*
+ * The ring's order: order[i] is the rank at position i, *pos this rank's
+ * position; NULL where it cannot be allocated (freed by the caller).  With a
+ * node map (win->nodes) the ring runs node by node, each node's ranks in
+ * rank order, so that only one link per node crosses to the next node
+ * whatever the placement of ranks (with round-robin placement, rank order
+ * would cross at every link); without one, rank order.  Every rank derives
+ * the same order from the map agreed at set-up, so the ring's message stream
+ * keeps one right neighbour per communicator.  O(comm_size) per program.
+ */
+static int *ring_order(const coll_rdma_window_t *win, int *pos)
+{
+    int size = win->comm_size;
+    int *order = malloc((size_t) size * sizeof(int));
+    int *next = win->nodes ? calloc((size_t) win->nnodes + 1, sizeof(int)) : NULL;
+
+    if (NULL == order || (win->nodes && NULL == next)) {
+        free(order);
+        free(next);
+        return NULL;
+    }
+    if (!win->nodes) {
+        for (int i = 0; i < size; ++i) {
+            order[i] = i;
+        }
+        *pos = win->rank;
+        return order;
+    }
+    /* next[n]: the first position of node n, then of its next rank */
+    for (int i = 0; i < size; ++i) {
+        ++next[win->node_of[i] + 1];
+    }
+    for (int n = 0; n < win->nnodes; ++n) {
+        next[n + 1] += next[n];
+    }
+    for (int i = 0; i < size; ++i) {
+        int at = next[win->node_of[i]]++;
+
+        order[at] = i;
+        *pos = i == win->rank ? at : *pos;
+    }
+    free(next);
+    return order;
+}
+
 int coll_rdma_allreduce_ring_plan(coll_rdma_op_t *op)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
-    int size = win->comm_size, rank = win->rank;
-    int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    int size = win->comm_size, pos = 0;
+    int *order = ring_order(win, &pos);
+    int right, left;
     size_t count = op->count;
     size_t extent = op->dtype->super.size;
     size_t seg = win->ring_segment_bytes / extent; /* elements per segment, >= 1 */
     coll_rdma_buf_t msg = coll_rdma_buf(COLL_RDMA_BUF_RING, 0);
 
+    if (NULL == order) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    /* blocks are numbered by position on the ring */
+    right = order[(pos + 1) % size];
+    left = order[(pos - 1 + size) % size];
+    free(order);
     /* one instance (the program's default), though ring messages count their own stream */
     if (op->sbuf != op->rbuf) {
         coll_rdma_prog_copy(p, coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0),
@@ -128,8 +185,8 @@ int coll_rdma_allreduce_ring_plan(coll_rdma_op_t *op)
     for (int phase = 0; phase < 2; ++phase) {
         for (int s = 0; s < size - 1; ++s) {
             /* phase 0 reduce-scatter, phase 1 allgather: one block later */
-            int send_block = ((rank - s + phase) % size + size) % size;
-            int recv_block = ((rank - s - 1 + phase) % size + size) % size;
+            int send_block = ((pos - s + phase) % size + size) % size;
+            int recv_block = ((pos - s - 1 + phase) % size + size) % size;
             size_t send_first, send_len, recv_first, recv_len;
 
             ring_block(count, size, send_block, &send_first, &send_len);

@@ -457,6 +457,8 @@ netns_begin() {
 NETNS_HIER="--mca coll_rdma_barrier_algorithm hier --mca coll_rdma_allreduce_algorithm hier --mca coll_rdma_reduce_algorithm hier"
 NETNS_NPORT="--mca coll_rdma_allreduce_algorithm nport --mca coll_rdma_allreduce_short_max_bytes 8192"
 NETNS_FLAT="--mca coll_rdma_barrier_algorithm pairwise --mca coll_rdma_allreduce_algorithm nway"
+NETNS_FLAT_A="--mca coll_rdma_barrier_algorithm nway --mca coll_rdma_bcast_algorithm knomial --mca coll_rdma_allreduce_algorithm ktree --mca coll_rdma_reduce_algorithm knomial --mca coll_rdma_allgather_algorithm ring --mca coll_rdma_alltoall_algorithm bruck"
+NETNS_FLAT_B="--mca coll_rdma_barrier_algorithm pairwise --mca coll_rdma_allreduce_algorithm ring --mca coll_rdma_allgather_algorithm bruck --mca coll_rdma_alltoall_algorithm direct"
 if netns_begin netns-2hosts-x2 2 2; then
     rcase netns-2hosts-x2-mix "$NETNS_NP" "$NETNS_ARGS" "$ROBUST mix --calls 600" "$SERVED_HIER" put_path_mixed
     rcase netns-2hosts-x2-edge "$NETNS_NP" "$NETNS_ARGS" "$ROBUST edge" \
@@ -492,6 +494,12 @@ if netns_begin netns-4hosts-x2-roundrobin 4 2 node; then
         "$SERVED_HIER" put_path_mixed
     rcase netns-4hosts-x2-roundrobin-nport "$NETNS_NP" "$NETNS_ARGS $NETNS_NPORT" \
         "$ROBUST mix --calls 300" "served:allreduce:nport" put_path_mixed
+    # the flat algorithms of every collective, every rank across the hosts
+    # (a host's ranks not contiguous: each schedule mixes mapped and put peers)
+    rcase netns-4hosts-x2-roundrobin-flat-a "$NETNS_NP" "$NETNS_ARGS $NETNS_FLAT_A" "$ROBUST mix --calls 300" \
+        "served:barrier:nway served:bcast:knomial served:allreduce:ktree served:reduce:knomial served:allgather:ring served:alltoall:bruck" put_path_mixed
+    rcase netns-4hosts-x2-roundrobin-flat-b "$NETNS_NP" "$NETNS_ARGS $NETNS_FLAT_B" "$ROBUST mix --calls 300" \
+        "served:barrier:pairwise served:allreduce:ring served:allgather:bruck served:alltoall:direct" put_path_mixed
     # endpoints and rkeys made at set-up for the node and one peer, the
     # others at their first use; all at set-up when asked
     rcase netns-4hosts-x2-roundrobin-lazy "$NETNS_NP" "$NETNS_ARGS" "$ROBUST burst --calls 300" \
