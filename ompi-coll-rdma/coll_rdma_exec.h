@@ -227,9 +227,11 @@ int coll_rdma_reduce_rsag_plan(coll_rdma_op_t *op);
 /**
  * MPI_Allgather by the ring: P-1 steps, in each one block to the right
  * neighbour, forwarding out of this rank's slot what came from the left
- * (seed 000 B.4).  op->sbuf: this rank's block of op->bytes (ONE block,
- * 0 < bytes <= the window's ag_block) bytes, possibly at its place inside
- * op->rbuf (in place); op->rbuf: P contiguous blocks.
+ * (seed 000 B.4); the ring runs node by node where the window has a node
+ * map, as the ring allreduce's.  op->sbuf: this rank's block of op->bytes
+ * (ONE block, 0 < bytes <= the window's ag_block) bytes, possibly at its
+ * place inside op->rbuf (in place); op->rbuf: P contiguous blocks in rank
+ * order.  OMPI_ERR_OUT_OF_RESOURCE where the order cannot be allocated.
  */
 int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op);
 /**
