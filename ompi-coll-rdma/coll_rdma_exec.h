@@ -102,6 +102,26 @@ static inline coll_rdma_group_t coll_rdma_group_all(const coll_rdma_window_t *wi
     return (coll_rdma_group_t){win->comm_size, win->rank, NULL};
 }
 
+/**
+ * The whole communicator of `win` as a group in node order (node 0's ranks
+ * in rank order, then node 1's, ...: coll_rdma_window_set_nodes), where the
+ * window has a node map; else rank order.  The flat trees and rings run over
+ * it, so their first rounds and most links stay inside a node whatever the
+ * placement of ranks.  Member i is rank win->node_order[i].
+ */
+static inline coll_rdma_group_t coll_rdma_group_by_node(const coll_rdma_window_t *win)
+{
+    return win->nodes ? (coll_rdma_group_t){win->comm_size, win->node_pos[win->rank],
+                                            win->node_order}
+                      : coll_rdma_group_all(win);
+}
+
+/** A rank's member index in coll_rdma_group_by_node(win). */
+static inline int coll_rdma_group_by_node_index(const coll_rdma_window_t *win, int rank)
+{
+    return win->nodes ? win->node_pos[rank] : rank;
+}
+
 /** Mark a nonblocking or persistent request complete (coll_rdma_request.c). */
 void coll_rdma_request_complete(struct coll_rdma_request *req);
 
@@ -178,8 +198,7 @@ int coll_rdma_allreduce_bruck_plan(coll_rdma_op_t *op);
  * whatever the placement of ranks), else in rank order.  Block c is reduced
  * once, along the ring from position c to position c-1 in that fixed order,
  * and its bits are then copied around: identical results on every rank for
- * every (op, type).  OMPI_ERR_OUT_OF_RESOURCE where the order cannot be
- * allocated.
+ * every (op, type).
  * Same arguments as coll_rdma_allreduce_nway_plan().
  */
 int coll_rdma_allreduce_ring_plan(coll_rdma_op_t *op);
@@ -231,7 +250,7 @@ int coll_rdma_reduce_rsag_plan(coll_rdma_op_t *op);
  * map, as the ring allreduce's.  op->sbuf: this rank's block of op->bytes
  * (ONE block, 0 < bytes <= the window's ag_block) bytes, possibly at its
  * place inside op->rbuf (in place); op->rbuf: P contiguous blocks in rank
- * order.  OMPI_ERR_OUT_OF_RESOURCE where the order cannot be allocated.
+ * order.
  */
 int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op);
 /**

@@ -31,12 +31,40 @@ uint64_t coll_rdma_window_map_hash(const bool *mapped, int size)
     return h;
 }
 
+/*
+ * node_order and node_pos from node_of: node 0's ranks in rank order, then
+ * node 1's, ...  node_pos[0 .. nnodes-1] first holds each node's count, then
+ * its next free position.
+ */
+static void node_order(coll_rdma_window_t *win)
+{
+    int size = win->comm_size, at = 0;
+
+    memset(win->node_pos, 0, (size_t) win->nnodes * sizeof(int));
+    for (int i = 0; i < size; ++i) {
+        ++win->node_pos[win->node_of[i]];
+    }
+    for (int n = 0; n < win->nnodes; ++n) {
+        int count = win->node_pos[n];
+
+        win->node_pos[n] = at;
+        at += count;
+    }
+    for (int i = 0; i < size; ++i) {
+        win->node_order[win->node_pos[win->node_of[i]]++] = i;
+    }
+    for (int i = 0; i < size; ++i) {
+        win->node_pos[win->node_order[i]] = i;
+    }
+}
+
 void coll_rdma_window_set_nodes(coll_rdma_window_t *win, const int64_t *leader_of,
                                 const uint64_t *map_hash)
 {
     int size = win->comm_size, me = win->rank;
     int64_t mine = leader_of[me];
-    bool ok = NULL != win->leaders && NULL != win->local && NULL != win->node_of;
+    bool ok = NULL != win->leaders && NULL != win->local && NULL != win->node_of
+              && NULL != win->node_order && NULL != win->node_pos;
 
     win->nodes = false;
     win->nnodes = win->nlocal = 0;
@@ -61,6 +89,7 @@ void coll_rdma_window_set_nodes(coll_rdma_window_t *win, const int64_t *leader_o
             win->local[win->nlocal++] = i;
         }
     }
+    node_order(win);
     win->nodes = true;
 }
 

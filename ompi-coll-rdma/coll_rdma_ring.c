@@ -9,77 +9,27 @@
 #include "coll_rdma_sched.h"
 #include "coll_rdma_window.h"
 
-#include <stdlib.h>
-
-/*
- * The ring's order: order[i] is the rank at position i, *pos this rank's
- * position; NULL where it cannot be allocated (freed by the caller).  With a
- * node map (win->nodes) the ring runs node by node, each node's ranks in
- * rank order, so that only one link per node crosses to the next node
- * whatever the placement of ranks (with round-robin placement, rank order
- * would cross at every link); without one, rank order.  Every rank derives
- * the same order from the map agreed at set-up, so the ring's message stream
- * keeps one right neighbour per communicator.  O(comm_size) per program.
- */
-static int *ring_order(const coll_rdma_window_t *win, int *pos)
-{
-    int size = win->comm_size;
-    int *order = malloc((size_t) size * sizeof(int));
-    int *next = win->nodes ? calloc((size_t) win->nnodes + 1, sizeof(int)) : NULL;
-
-    if (NULL == order || (win->nodes && NULL == next)) {
-        free(order);
-        free(next);
-        return NULL;
-    }
-    if (!win->nodes) {
-        for (int i = 0; i < size; ++i) {
-            order[i] = i;
-        }
-        *pos = win->rank;
-        return order;
-    }
-    /* next[n]: the first position of node n, then of its next rank */
-    for (int i = 0; i < size; ++i) {
-        ++next[win->node_of[i] + 1];
-    }
-    for (int n = 0; n < win->nnodes; ++n) {
-        next[n + 1] += next[n];
-    }
-    for (int i = 0; i < size; ++i) {
-        int at = next[win->node_of[i]]++;
-
-        order[at] = i;
-        *pos = i == win->rank ? at : *pos;
-    }
-    free(next);
-    return order;
-}
-
 /*
  * ---- ring allgather ----
  *
- * size-1 steps to the right neighbour (in the ring's order, ring_order():
- * node by node where the window has a node map); each step forwards,
- * straight out of this rank's window slot, the block that arrived in the
- * previous step.  The region (one slot per step, two halves by instance
+ * size-1 steps to the right neighbour (in node order where the window has a
+ * node map, coll_rdma_group_by_node(): only one link per node crosses the
+ * network, whatever the placement of ranks); each step forwards, straight
+ * out of this rank's window slot, the block that arrived in the previous
+ * step.  The region (one slot per step, two halves by instance
  * parity) and why its reuse is safe are in coll_rdma_window.h.
  */
 int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
-    int size = win->comm_size, rank = win->rank, pos = 0;
-    int *order = ring_order(win, &pos);
-    int right, left;
+    coll_rdma_group_t ring = coll_rdma_group_by_node(win);
+    int size = ring.size, rank = win->rank, pos = ring.rank;
+    int right = coll_rdma_group_peer(&ring, (pos + 1) % size);
+    int left = (pos - 1 + size) % size; /* a position: the block of step s came from left - s */
     size_t block = op->bytes;
     coll_rdma_buf_t src = coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0);
 
-    if (NULL == order) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    right = order[(pos + 1) % size];
-    left = (pos - 1 + size) % size; /* a position: the block of step s came from left - s */
     for (int step = 0; step < size - 1; ++step) {
         coll_rdma_slot_t slot = coll_rdma_slot(win->off_ag_ring + (size_t) step * win->ag_ring_slot,
                                                (size_t) (size - 1) * win->ag_ring_slot, 2);
@@ -90,8 +40,8 @@ int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op)
         src = coll_rdma_buf_slot(slot, -1, 0);
         coll_rdma_prog_copy(p, src,
                             coll_rdma_buf(COLL_RDMA_BUF_RBUF,
-                                          (size_t) order[coll_rdma_ring_allgather_block(left, size,
-                                                                                        step)]
+                                          (size_t) coll_rdma_group_peer(
+                                              &ring, coll_rdma_ring_allgather_block(left, size, step))
                                               * block),
                             block, 0);
     }
@@ -100,7 +50,6 @@ int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op)
                             coll_rdma_buf(COLL_RDMA_BUF_RBUF, (size_t) rank * block), block, 0);
     }
     coll_rdma_prog_flush(p);
-    free(order);
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
@@ -108,9 +57,10 @@ int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op)
  * ---- segmented pipelined ring allreduce (seed 004 section IV-A) ----------
  *
  * Positions on the ring: rank order, or node by node where the window has a
- * node map (ring_order()).  Reduce-scatter: in step s = 0 .. P-2 position i
- * sends block i-s to i+1 and receives block i-s-1 from i-1, which it reduces
- * into its own copy; after it, position i holds block i+1 complete.
+ * node map (coll_rdma_group_by_node()).  Reduce-scatter: in step s = 0 ..
+ * P-2 position i sends block i-s to i+1 and receives block i-s-1 from i-1,
+ * which it reduces into its own copy; after it, position i holds block i+1
+ * complete.
  * Allgather: in step s position i sends block i-s+1 and receives block i-s,
  * which overwrites its copy (verify/ring.py checks these indices).  Every
  * block goes out in segments of at most ring_segment_bytes, and segment g
@@ -171,21 +121,16 @@ int coll_rdma_allreduce_ring_plan(coll_rdma_op_t *op)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
-    int size = win->comm_size, pos = 0;
-    int *order = ring_order(win, &pos);
-    int right, left;
+    coll_rdma_group_t ring = coll_rdma_group_by_node(win);
+    int size = ring.size, pos = ring.rank;
+    /* blocks are numbered by position on the ring */
+    int right = coll_rdma_group_peer(&ring, (pos + 1) % size);
+    int left = coll_rdma_group_peer(&ring, (pos - 1 + size) % size);
     size_t count = op->count;
     size_t extent = op->dtype->super.size;
     size_t seg = win->ring_segment_bytes / extent; /* elements per segment, >= 1 */
     coll_rdma_buf_t msg = coll_rdma_buf(COLL_RDMA_BUF_RING, 0);
 
-    if (NULL == order) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    /* blocks are numbered by position on the ring */
-    right = order[(pos + 1) % size];
-    left = order[(pos - 1 + size) % size];
-    free(order);
     /* one instance (the program's default), though ring messages count their own stream */
     if (op->sbuf != op->rbuf) {
         coll_rdma_prog_copy(p, coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0),

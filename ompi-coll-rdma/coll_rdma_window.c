@@ -81,6 +81,8 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t
     win->leaders = malloc(comm_size * sizeof(int));
     win->local = malloc(comm_size * sizeof(int));
     win->node_of = malloc(comm_size * sizeof(int));
+    win->node_order = malloc(comm_size * sizeof(int));
+    win->node_pos = malloc(comm_size * sizeof(int));
     win->scratch = malloc(win->scratch_size > 0 ? win->scratch_size : 1);
     if (NULL != win->peers && NULL != win->credit && NULL != win->reduce_credit
         && NULL != win->scratch && layout_ok) {
@@ -257,6 +259,8 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     free(win->leaders);
     free(win->local);
     free(win->node_of);
+    free(win->node_order);
+    free(win->node_pos);
     blobs_done(win);
     free(win);
 }

@@ -232,6 +232,9 @@ typedef struct coll_rdma_window {
     int nlocal;
     int *local;              /* nlocal (of comm_size) entries: this rank's node, ascending */
     int local_rank;          /* this rank's index in local (0: the leader) */
+    int *node_order;         /* comm_size entries: the ranks node by node, each node's in
+                              * rank order (the flat trees' and rings' node-aware order) */
+    int *node_pos;           /* comm_size entries: each rank's index in node_order */
     int *node_of;            /* comm_size entries: each rank's node, an index into leaders */
     bool dirty;              /* puts whose sources UCX still reads, issued since the last flush */
     bool unordered;          /* puts issued since the last flush or fence */
@@ -387,9 +390,10 @@ int coll_rdma_window_attach(coll_rdma_window_t *win, struct ompi_communicator_t 
  * Set the node map of `win` from leader_of[i], the leader (lowest rank of
  * its node) each of the win->comm_size ranks reported, and map_hash[i], a
  * hash of the set of ranks rank i maps (itself included): nodes, nnodes,
- * leaders, node, nlocal, local, local_rank, node_of, into win->leaders,
- * win->local and win->node_of (comm_size entries each, allocated with the
- * window).  win->nodes is true
+ * leaders, node, nlocal, local, local_rank, node_of, node_order and
+ * node_pos, into win->leaders, win->local, win->node_of, win->node_order and
+ * win->node_pos (comm_size entries each, allocated with the window; a NULL
+ * one leaves no map).  win->nodes is true
  * when every rank maps every rank of its node: the ranks of a node all report
  * the map hash of their leader, who leads itself (any rank, e.g. a leader of
  * -1, can veto the map).  Every rank computes the same from the same arrays;

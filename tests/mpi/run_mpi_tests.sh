@@ -53,7 +53,7 @@
 #                             parameter over rules, rules that differ between
 #                             ranks, a malformed and a missing file
 #   {barrier,bcast,allreduce,reduce}-hier-npN, allreduce-hier-nodesK-np7, hier-{mix,stress,put-path}-*,
-#   allreduce-nport-npN, allreduce-nport-nodesK-np7, nport-put-path-np4, ring-nodes-npN
+#   allreduce-nport-npN, allreduce-nport-nodesK-np7, nport-put-path-np4, flat-nodes-npN
 #                             the two-level algorithms on nodes made up by
 #                             coll_rdma_debug_node_ranks (tests/mpi/cases_two_level.sh)
 #   layout-{bcast,allgather,alltoall,allreduce,reduce}-ALG-np{2,4},

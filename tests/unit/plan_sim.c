@@ -166,6 +166,8 @@ static void node_map(sim_t *S, const int *node_of)
         S->r[q].win.leaders = xcalloc(S, P, sizeof(int));
         S->r[q].win.local = xcalloc(S, P, sizeof(int));
         S->r[q].win.node_of = xcalloc(S, P, sizeof(int));
+        S->r[q].win.node_order = xcalloc(S, P, sizeof(int));
+        S->r[q].win.node_pos = xcalloc(S, P, sizeof(int));
         coll_rdma_window_set_nodes(&S->r[q].win, leader_of, hash);
     }
     free(leader_of);
@@ -382,6 +384,8 @@ static void cleanup(sim_t *S)
         free(S->r[q].win.leaders);
         free(S->r[q].win.local);
         free(S->r[q].win.node_of);
+        free(S->r[q].win.node_order);
+        free(S->r[q].win.node_pos);
         free(S->r[q].pending);
         free(S->r[q].direct);
     }
