@@ -450,8 +450,8 @@ static int reduce_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t 
         }
         *rescued = true;
     }
-    /* auto: the k-nomial tree also across nodes.  Over the ranks in node
-     * order it is node-aware by itself (its first rounds stay inside a node,
+    /* auto: the k-nomial tree also across nodes.  Over consecutive ranks per
+     * node it is node-aware by itself (its first rounds stay inside a node,
      * then one rank per node sends on) and combines a node's inputs in
      * ceil(log_k ppn) rounds instead of the carrier's ppn - 1 in turn; across
      * 4 namespace hosts x 2 hier took 1.08-1.26x its time

@@ -83,10 +83,9 @@ void coll_rdma_bcast_knomial_group(coll_rdma_op_t *op, const coll_rdma_group_t *
 int coll_rdma_bcast_knomial_plan(coll_rdma_op_t *op)
 {
     coll_rdma_prog_t *p = &op->prog;
-    /* node by node: the tree's last rounds stay inside a node, whatever the placement */
-    coll_rdma_group_t all = coll_rdma_group_by_node(op->win);
+    coll_rdma_group_t all = coll_rdma_group_all(op->win);
 
-    coll_rdma_bcast_knomial_group(op, &all, coll_rdma_group_by_node_index(op->win, op->root));
+    coll_rdma_bcast_knomial_group(op, &all, op->root);
     coll_rdma_prog_flush(p);
     /* The slot may be rewritten once every put out of it completed.  The
      * root publishes too: the credit a later parent checks is per instance,
@@ -170,11 +169,9 @@ int coll_rdma_reduce_knomial_plan(coll_rdma_op_t *op)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
-    /* node by node: the tree's first rounds stay inside a node, whatever the placement */
-    coll_rdma_group_t all = coll_rdma_group_by_node(win);
-    int root = coll_rdma_group_by_node_index(win, op->root);
+    coll_rdma_group_t all = coll_rdma_group_all(win);
     int size = win->comm_size, radix = op->cfg->reduce_radix;
-    int vrank = (all.rank - root + size) % size;
+    int vrank = (win->rank - op->root + size) % size;
     int children[coll_rdma_knomial_max_children(size, radix) + 1];
     coll_rdma_buf_t sbuf = coll_rdma_buf(COLL_RDMA_BUF_SBUF, 0);
     coll_rdma_buf_t acc = sbuf; /* a leaf sends its input as it is */
@@ -188,6 +185,6 @@ int coll_rdma_reduce_knomial_plan(coll_rdma_op_t *op)
         acc = coll_rdma_buf(COLL_RDMA_BUF_SCRATCH, 0);
         coll_rdma_prog_copy(p, sbuf, acc, op->bytes, 0);
     }
-    coll_rdma_reduce_knomial_group(op, &all, root, acc);
+    coll_rdma_reduce_knomial_group(op, &all, op->root, acc);
     return p->failed ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }

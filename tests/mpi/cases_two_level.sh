@@ -44,8 +44,8 @@ for np in $ALL_NP; do
     case_ "allreduce-nport-np$np" "$np" avx-off "$NPORT --mca coll_rdma_debug_node_ranks $k $ALLREDUCE_CHUNKED" \
         "--only allreduce --light --max-bytes 65536" "served:allreduce:nport fb:allreduce:too_large"
 done
-# the rings and the k-nomial trees node by node: with round-robin nodes
-# their order is not rank order (every root)
+# the rings node by node (with round-robin nodes their order is not rank
+# order), the k-nomial trees beside them in rank order (every root)
 for np in 5 8; do
     case_ "flat-nodes-np$np" "$np" avx-off "--mca coll_rdma_allreduce_algorithm ring --mca coll_rdma_allgather_algorithm ring --mca coll_rdma_bcast_algorithm knomial --mca coll_rdma_reduce_algorithm knomial --mca coll_rdma_allreduce_ring_segment_bytes 4096 --mca coll_rdma_debug_node_ranks -$((np / 2))" \
         "--only allreduce,allgather,bcast,reduce,mix --light --max-bytes 131072 --stress-calls 1000" "served:allreduce:ring served:allgather:ring served:bcast:knomial served:reduce:knomial"
