@@ -105,21 +105,15 @@ static inline coll_rdma_group_t coll_rdma_group_all(const coll_rdma_window_t *wi
 /**
  * The whole communicator of `win` as a group in node order (node 0's ranks
  * in rank order, then node 1's, ...: coll_rdma_window_set_nodes), where the
- * window has a node map; else rank order.  The flat trees and rings run over
- * it, so their first rounds and most links stay inside a node whatever the
- * placement of ranks.  Member i is rank win->node_order[i].
+ * window has a node map; else rank order.  The rings run over it, so one of
+ * their links per node crosses the network whatever the placement of ranks.
+ * Member i is rank win->node_order[i].
  */
 static inline coll_rdma_group_t coll_rdma_group_by_node(const coll_rdma_window_t *win)
 {
     return win->nodes ? (coll_rdma_group_t){win->comm_size, win->node_pos[win->rank],
                                             win->node_order}
                       : coll_rdma_group_all(win);
-}
-
-/** A rank's member index in coll_rdma_group_by_node(win). */
-static inline int coll_rdma_group_by_node_index(const coll_rdma_window_t *win, int rank)
-{
-    return win->nodes ? win->node_pos[rank] : rank;
 }
 
 /** Mark a nonblocking or persistent request complete (coll_rdma_request.c). */

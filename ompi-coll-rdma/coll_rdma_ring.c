@@ -16,8 +16,8 @@
  * node map, coll_rdma_group_by_node(): only one link per node crosses the
  * network, whatever the placement of ranks); each step forwards, straight
  * out of this rank's window slot, the block that arrived in the previous
- * step.  The region (one slot per step, two halves by instance
- * parity) and why its reuse is safe are in coll_rdma_window.h.
+ * step.  The region (one slot per step, two halves by instance parity) and
+ * why its reuse is safe are in coll_rdma_window.h.
  */
 int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op)
 {
@@ -60,12 +60,11 @@ int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op)
  * node map (coll_rdma_group_by_node()).  Reduce-scatter: in step s = 0 ..
  * P-2 position i sends block i-s to i+1 and receives block i-s-1 from i-1,
  * which it reduces into its own copy; after it, position i holds block i+1
- * complete.
- * Allgather: in step s position i sends block i-s+1 and receives block i-s,
- * which overwrites its copy (verify/ring.py checks these indices).  Every
- * block goes out in segments of at most ring_segment_bytes, and segment g
- * of a step is sent as soon as segment g of the previous step is in, so the
- * steps pipeline.
+ * complete.  Allgather: in step s position i sends block i-s+1 and receives
+ * block i-s, which overwrites its copy (verify/ring.py checks these
+ * indices).  Every block goes out in segments of at most
+ * ring_segment_bytes, and segment g of a step is sent as soon as segment g
+ * of the previous step is in, so the steps pipeline.
  *
  * Identical bits on every rank: every element of block c is combined once,
  * along the ring from position c to position c-1, always as

@@ -233,7 +233,7 @@ typedef struct coll_rdma_window {
     int *local;              /* nlocal (of comm_size) entries: this rank's node, ascending */
     int local_rank;          /* this rank's index in local (0: the leader) */
     int *node_order;         /* comm_size entries: the ranks node by node, each node's in
-                              * rank order (the flat trees' and rings' node-aware order) */
+                              * rank order (the rings' node-aware order) */
     int *node_pos;           /* comm_size entries: each rank's index in node_order */
     int *node_of;            /* comm_size entries: each rank's node, an index into leaders */
     bool dirty;              /* puts whose sources UCX still reads, issued since the last flush */
