@@ -195,32 +195,26 @@ int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op)
  * carries where it is below *nports.  Returns the carriers of this rank's
  * port, one per node in node order (the port-th rank of each node, in rank
  * order), as group *g, freed by the caller; NULL where it cannot be
- * allocated.  O(comm_size): built per program, for the sizes of the chunked
- * allreduce only.
+ * allocated.  Read off the node order made at set-up (each node's ranks
+ * contiguous there, from its leader's position): O(nnodes).
  */
 static int *ports(const coll_rdma_window_t *win, coll_rdma_group_t *g, int *nports)
 {
     int nnodes = win->nnodes, port = win->local_rank;
-    int *seen = calloc((size_t) nnodes, sizeof(int));
-    int *ranks = calloc((size_t) nnodes, sizeof(int)); /* a node short of the port: 0, unused */
+    int *ranks = malloc((size_t) nnodes * sizeof(int));
 
-    if (NULL == seen || NULL == ranks) {
-        free(seen);
-        free(ranks);
+    if (NULL == ranks) {
         return NULL;
     }
-    for (int i = 0; i < win->comm_size; ++i) {
-        int node = win->node_of[i];
+    *nports = win->comm_size;
+    for (int n = 0; n < nnodes; ++n) {
+        int first = win->node_pos[win->leaders[n]];
+        int end = n + 1 < nnodes ? win->node_pos[win->leaders[n + 1]] : win->comm_size;
 
-        if (seen[node]++ == port) {
-            ranks[node] = i;
-        }
+        *nports = end - first < *nports ? end - first : *nports;
+        /* a node short of the port: unused (this rank carries no share) */
+        ranks[n] = port < end - first ? win->node_order[first + port] : 0;
     }
-    *nports = seen[0];
-    for (int n = 1; n < nnodes; ++n) {
-        *nports = seen[n] < *nports ? seen[n] : *nports;
-    }
-    free(seen);
     *g = (coll_rdma_group_t){nnodes, win->node, ranks};
     return ranks;
 }

@@ -70,6 +70,12 @@ static const struct alg {
     {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_NPORT, false},
 };
 #define NALGS ((int) (sizeof(algs) / sizeof(algs[0])))
+
+/* The two-level algorithms: they need a node map, and their allreduces run in chunks. */
+static bool two_level(int alg)
+{
+    return COLL_RDMA_ALG_HIER == alg || COLL_RDMA_ALG_NPORT == alg;
+}
 /* families: 0 .. NALGS-1 one algorithm, then one collective each, then mixed (mapped, put path) */
 #define FAM_COLL NALGS
 #define FAM_MIX (NALGS + COLL_RDMA_NCOLLS)
@@ -188,7 +194,7 @@ static void make_call(sim_scenario_t *sc, int i, int k)
             c->count = c->count < 1 ? 1 : min_size(c->count, cfg->allreduce_max_bytes / SIM_ELEM);
         } else if (COLL_RDMA_ALG_READ == c->alg) {
             c->count = some_size(cfg->allreduce_read_max_bytes / SIM_ELEM);
-        } else if ((COLL_RDMA_ALG_HIER == c->alg || COLL_RDMA_ALG_NPORT == c->alg) && pick(2)) {
+        } else if (two_level(c->alg) && pick(2)) {
             /* chunks of allreduce_short_max_bytes (coll_rdma_plan()) */
             c->count = some_size(min_size(3 * cfg->allreduce_short_max_bytes + SIM_ELEM,
                                           cfg->allreduce_max_bytes) / SIM_ELEM);
@@ -233,8 +239,7 @@ static int random_alg(int coll, const sim_scenario_t *sc)
     for (;;) {
         int k = pick(NALGS);
         if ((coll < 0 || algs[k].coll == coll) && (sc->all_direct || !algs[k].direct_only)
-            && (sc->all_direct || sc->nodes > 0
-                || (COLL_RDMA_ALG_HIER != algs[k].alg && COLL_RDMA_ALG_NPORT != algs[k].alg))) {
+            && (sc->all_direct || sc->nodes > 0 || !two_level(algs[k].alg))) {
             return k;
         }
     }
@@ -260,9 +265,7 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
     /* ranks on nodes (mapped inside a node only) half the time, always for
      * the two-level families */
     if (!sc->all_direct
-        && ((fam < NALGS
-             && (COLL_RDMA_ALG_HIER == algs[fam].alg || COLL_RDMA_ALG_NPORT == algs[fam].alg))
-            || pick(2))) {
+        && ((fam < NALGS && two_level(algs[fam].alg)) || pick(2))) {
         sc->nodes = 1 + pick(P);
     }
     sc->copied = !sc->all_direct && pick(2);
