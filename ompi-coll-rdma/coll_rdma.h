@@ -27,6 +27,7 @@
 
 #include "coll_rdma_compat.h"
 #include "coll_rdma_config.h"
+#include "coll_rdma_dtype.h"
 
 #include <stdint.h>
 
@@ -262,26 +263,6 @@ typedef struct mca_coll_rdma_module_t {
 OBJ_CLASS_DECLARATION(mca_coll_rdma_module_t);
 
 mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *comm, int *priority);
-
-/* ---- datatypes (coll_rdma_dtype.c) ----------------------------------------- */
-
-/** Whether count x dtype lies contiguously in memory (and count fits Open MPI's int). */
-bool coll_rdma_dtype_contiguous(ompi_datatype_t *dtype, size_t count);
-
-/**
- * The element type of a reduction: the one predefined type of every basic
- * element of dtype's type signature, with *n = bytes / its size elements,
- * when n of them lie contiguously in memory; NULL otherwise.  dtype itself
- * when predefined, else Open MPI's
- * ompi_datatype_get_single_predefined_type_from_args() (dup, contiguous,
- * vector, indexed, struct, resized, ... built from one predefined type).
- * NULL for a second basic type (even in blocks of length 0), for n > 1
- * elements of a pair type with a gap (MPI_DOUBLE_INT: 12 bytes in 16, which
- * the op functions need), and for types Open MPI built without a
- * construction record.  So every datatype built from one predefined type
- * gets the same answer as that type with the same signature.
- */
-ompi_datatype_t *coll_rdma_reduce_elem(ompi_datatype_t *dtype, size_t bytes, size_t *n);
 
 /**
  * Whether the module's window is ready for a call; if not, *why is the

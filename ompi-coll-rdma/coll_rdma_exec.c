@@ -330,16 +330,16 @@ int coll_rdma_exec(coll_rdma_op_t *op)
                                        ++win->ring_received);
             break;
         case COLL_RDMA_ACT_PACK:
-            rc = 0 == a->peer ? ompi_datatype_sndrcv(op->user_sbuf, (int32_t) op->user_scount,
-                                                     op->user_sdtype, buf_addr(op, &a->dst, seq),
-                                                     (int32_t) a->len, MPI_BYTE)
-                              : ompi_datatype_sndrcv(op->user_rbuf, (int32_t) op->user_rcount,
-                                                     op->user_rdtype, buf_addr(op, &a->dst, seq),
-                                                     (int32_t) a->len, MPI_BYTE);
+            rc = 0 == a->peer ? coll_rdma_dtype_pack(buf_addr(op, &a->dst, seq), a->len,
+                                                     op->user_sbuf, op->user_scount,
+                                                     op->user_sdtype)
+                              : coll_rdma_dtype_pack(buf_addr(op, &a->dst, seq), a->len,
+                                                     op->user_rbuf, op->user_rcount,
+                                                     op->user_rdtype);
             break;
         case COLL_RDMA_ACT_UNPACK:
-            rc = ompi_datatype_sndrcv(buf_addr(op, &a->src, seq), (int32_t) a->len, MPI_BYTE,
-                                      op->user_rbuf, (int32_t) op->user_rcount, op->user_rdtype);
+            rc = coll_rdma_dtype_unpack(op->user_rbuf, op->user_rcount, op->user_rdtype,
+                                        buf_addr(op, &a->src, seq), a->len);
             break;
         default:
             rc = OMPI_ERR_BAD_PARAM;
