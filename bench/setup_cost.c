@@ -3,7 +3,7 @@
  * set-up, call by call (issue 10, item 2).
  *
  * Build:  made by `make` as bench/setup_cost (or: mpicc -O2 bench/setup_cost.c -o setup_cost)
- * Usage:  mpirun -np 2 ./setup_cost [-n CALLS] [-s STEADY]
+ * Usage:  mpirun -np 2 ./setup_cost [-n CALLS] [-s STEADY] [-k KIND]
  *         bench/setup_cost.sh runs it interleaved with and without coll/rdma
  *         and prints medians over runs.
  *
@@ -27,9 +27,15 @@
  *            default coll_rdma_window_setup_calls, its window set-up once
  *            UCX already runs in the process.
  *   fin      MPI_Finalize, rank 0 only.
+ * KIND (-k) says how each allreduce is called: blocking (MPI_Allreduce, the
+ * default), nonblocking (MPI_Iallreduce then MPI_Wait) or persistent (one
+ * MPI_Allreduce_init, MPI_Start then MPI_Wait for each call; the init counts
+ * as the communicator's first collective call).  A call's time is then the
+ * start and the wait together; startmax is the longest start alone (MPI_I*
+ * or MPI_Start must not wait for other ranks).
  * Output: one line on rank 0,
  *   init_us=.. initmin_us=.. call1_us=.. ... callN_us=.. worst_us=.. worstat_us=..
- *   steady_us=.. dup2_us=.. fin_us=..  (worstat is a call number; every
+ *   steady_us=.. dup2_us=.. startmax_us=.. fin_us=..  (worstat is a call number; every
  *   key ends in _us for the summary script)
  * Every result is checked (sum of rank + call numbers); a wrong one aborts.
  */
@@ -71,12 +77,50 @@ static void p2p_barrier(MPI_Comm comm)
     }
 }
 
+enum { KIND_BLOCKING, KIND_NONBLOCKING, KIND_PERSISTENT };
+static int kind = KIND_BLOCKING;
+static double start_max = 0; /* the longest MPI_I* or MPI_Start alone, us */
+
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+#    include <mpi-ext.h>
+#    define MPI_Allreduce_init MPIX_Allreduce_init
+#endif
+
+/* The persistent request of a communicator (kind persistent), and its buffers. */
+static MPI_Request preq[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+static int64_t pin[2], pout[2];
+
 /* One checked 8-byte allreduce: every rank contributes rank + call. */
-static void checked_allreduce(MPI_Comm comm, int64_t call, int rank, int size)
+static void checked_allreduce(MPI_Comm comm, int which, int64_t call, int rank, int size)
 {
     int64_t in = rank + call, out = -1, want = (int64_t) size * (size - 1) / 2 + size * call;
+    MPI_Request r;
+    double t;
 
-    MPI_Allreduce(&in, &out, 1, MPI_INT64_T, MPI_SUM, comm);
+    switch (kind) {
+    case KIND_BLOCKING:
+        MPI_Allreduce(&in, &out, 1, MPI_INT64_T, MPI_SUM, comm);
+        break;
+    case KIND_NONBLOCKING:
+        t = now_us();
+        MPI_Iallreduce(&in, &out, 1, MPI_INT64_T, MPI_SUM, comm, &r);
+        t = now_us() - t;
+        start_max = t > start_max ? t : start_max;
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        break;
+    default:
+        if (MPI_REQUEST_NULL == preq[which]) {
+            MPI_Allreduce_init(&pin[which], &pout[which], 1, MPI_INT64_T, MPI_SUM, comm,
+                               MPI_INFO_NULL, &preq[which]);
+        }
+        pin[which] = in;
+        t = now_us();
+        MPI_Start(&preq[which]);
+        t = now_us() - t;
+        start_max = t > start_max ? t : start_max;
+        MPI_Wait(&preq[which], MPI_STATUS_IGNORE);
+        out = pout[which];
+    }
     if (out != want) {
         fprintf(stderr, "setup_cost: rank %d call %lld: got %lld, expected %lld\n", rank,
                 (long long) call, (long long) out, (long long) want);
@@ -131,9 +175,14 @@ int main(int argc, char **argv)
             calls = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
             steady = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "-k") && i + 1 < argc) {
+            ++i;
+            kind = !strcmp(argv[i], "nonblocking") ? KIND_NONBLOCKING
+                   : !strcmp(argv[i], "persistent") ? KIND_PERSISTENT
+                                                    : KIND_BLOCKING;
         } else {
             if (0 == rank) {
-                fprintf(stderr, "usage: setup_cost [-n CALLS] [-s STEADY]\n");
+                fprintf(stderr, "usage: setup_cost [-n CALLS] [-s STEADY] [-k blocking|nonblocking|persistent]\n");
             }
             MPI_Finalize();
             return 2;
@@ -143,8 +192,9 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
 
-    /* v[0] init, v[1..calls] the first calls, then steady median, dup2's 17th */
-    int nv = calls + 3;
+    /* v[0] init, v[1..calls] the first calls, then steady median, dup2's 17th,
+     * the longest start */
+    int nv = calls + 4;
     double *v = calloc(nv, sizeof(double)), *st = malloc(sizeof(double) * steady);
 
     v[0] = init_us;
@@ -152,13 +202,13 @@ int main(int argc, char **argv)
     for (int c = 1; c <= calls; ++c) {
         p2p_barrier(MPI_COMM_WORLD);
         double t = now_us();
-        checked_allreduce(dup, c, rank, size);
+        checked_allreduce(dup, 0, c, rank, size);
         v[c] = now_us() - t;
     }
     p2p_barrier(MPI_COMM_WORLD);
     for (int c = 0; c < steady; ++c) {
         double t = now_us();
-        checked_allreduce(dup, calls + 1 + c, rank, size);
+        checked_allreduce(dup, 0, calls + 1 + c, rank, size);
         st[c] = now_us() - t;
     }
     qsort(st, steady, sizeof(double), cmp_double);
@@ -168,12 +218,18 @@ int main(int argc, char **argv)
     for (int c = 1; c <= 17; ++c) {
         p2p_barrier(MPI_COMM_WORLD);
         double t = now_us();
-        checked_allreduce(dup2, c, rank, size);
+        checked_allreduce(dup2, 1, c, rank, size);
         v[calls + 2] = now_us() - t;
+    }
+    for (int k = 0; k < 2; ++k) {
+        if (MPI_REQUEST_NULL != preq[k]) {
+            MPI_Request_free(&preq[k]);
+        }
     }
     MPI_Comm_free(&dup2);
     MPI_Comm_free(&dup);
 
+    v[calls + 3] = start_max;
     double init_min = init_us;
     max_over_ranks(v, nv, rank, size, &init_min);
     if (0 == rank) {
@@ -186,7 +242,8 @@ int main(int argc, char **argv)
             worst = v[c] > v[worst] ? c : worst;
         }
         printf(" worst_us=%.1f worstat_us=%d", v[worst], worst);
-        printf(" steady_us=%.2f dup2_us=%.1f", v[calls + 1], v[calls + 2]);
+        printf(" steady_us=%.2f dup2_us=%.1f startmax_us=%.1f", v[calls + 1], v[calls + 2],
+               v[calls + 3]);
     }
     free(v);
     free(st);

@@ -197,16 +197,16 @@ OMPI_MODULE_DECLSPEC extern mca_coll_rdma_component_t mca_coll_rdma_component;
 struct coll_rdma_window;
 
 enum coll_rdma_window_state {
-    COLL_RDMA_WINDOW_NONE = 0,  /* not set up yet: at the first collective */
-    COLL_RDMA_WINDOW_SETUP,     /* being set up: the exchange's own nested collectives fall back */
+    COLL_RDMA_WINDOW_NONE = 0,  /* not set up yet: warm-up calls */
+    COLL_RDMA_WINDOW_SETUP,     /* its set-up's exchanges in flight (coll_rdma_setup.h) */
     COLL_RDMA_WINDOW_READY,
     COLL_RDMA_WINDOW_FAILED     /* every call falls back on this communicator */
 };
 
 /* The collectives whose previous functions a module saves: those it serves
- * (blocking, nonblocking, persistent) and allgatherv (window set-up). */
+ * (blocking, nonblocking, persistent; allgather_init also sets windows up). */
 #define COLL_RDMA_SAVED(X)                                                                     \
-    X(barrier) X(bcast) X(allreduce) X(allgather) X(allgatherv) X(alltoall) X(reduce)          \
+    X(barrier) X(bcast) X(allreduce) X(allgather) X(alltoall) X(reduce)                        \
     X(ibarrier) X(ibcast) X(iallreduce) X(iallgather) X(ialltoall) X(ireduce)                  \
     X(barrier_init) X(bcast_init) X(allreduce_init) X(allgather_init) X(alltoall_init)         \
     X(reduce_init)
@@ -224,7 +224,14 @@ typedef struct mca_coll_rdma_module_t {
 
     const coll_rdma_config_t *cfg; /* the configuration its ranks agree on: cfg_agreed */
     int window_state;
-    int warmup_calls;           /* collective calls seen before the window set-up */
+    uint64_t calls;             /* collective calls of any kind before the window's set-up */
+    struct coll_rdma_setup *setup; /* the set-up in flight (COLL_RDMA_WINDOW_SETUP) */
+    /* calls made while the set-up runs, in call order, resolved when it ends
+     * (coll_rdma_request.c) */
+    struct coll_rdma_request *deferred_head;
+    struct coll_rdma_request *deferred_tail;
+    bool setup_watched;         /* its set-up is progressed from opal_progress */
+    bool setup_busy;            /* its set-up is being advanced (no re-entry) */
     struct coll_rdma_window *window;
     /* sequence number of the last call per collective; debug_seq_start - 1
      * (the value window words start with) until the first call */
@@ -264,17 +271,31 @@ OBJ_CLASS_DECLARATION(mca_coll_rdma_module_t);
 
 mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *comm, int *priority);
 
+/* What a call may do on a communicator whose window is not ready (coll_rdma_module_admit). */
+enum coll_rdma_admit {
+    COLL_RDMA_ADMIT_FALLBACK = 0, /* hand it on: warm-up, or no window (*why) */
+    COLL_RDMA_ADMIT_SETUP,        /* the set-up runs: wait for it (blocking) or defer */
+    COLL_RDMA_ADMIT_READY         /* the window is ready: decide */
+};
+
 /**
- * Whether the module's window is ready for a call; if not, *why is the
- * fallback reason.  With may_setup (blocking calls), the call after the
- * first window_setup_calls ones sets the window up (collective over comm:
- * every rank makes the same blocking calls in the same order); without it
- * (nonblocking and persistent calls, which are local) nothing is set up.
- * `now` (a blocking reduction Open MPI may get wrong) skips the rest of the
- * warm-up.
+ * Count one collective call of any kind (blocking, MPI_I*, MPI_*_init,
+ * MPI_Start of a request made before the window) and say what it may do
+ * (enum coll_rdma_admit; *why for a fallback).  The call after the first
+ * window_setup_calls ones starts the window's set-up, which never waits for
+ * another rank (coll_rdma_setup.h); `now` (a reduction Open MPI may get
+ * wrong) skips the rest of the warm-up.  Every rank makes the same calls in
+ * the same order, so every rank starts the set-up at the same call.
  */
-bool coll_rdma_module_window_ready(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
-                                   bool may_setup, bool now, int *why);
+int coll_rdma_module_admit(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, bool now,
+                           int *why);
+
+/**
+ * Advance the module's set-up in flight without waiting; returns the window
+ * state (enum coll_rdma_window_state): still SETUP, or READY / FAILED once it
+ * ended (then every rank's is the same).  One caller at a time.
+ */
+int coll_rdma_module_setup_test(mca_coll_rdma_module_t *m);
 
 /** Fill the module's collective slots with coll/rdma's entry points (coll_rdma_entry.c). */
 void coll_rdma_entry_install(mca_coll_rdma_module_t *m);

@@ -19,20 +19,21 @@ static inline bool empty(const coll_rdma_call_t *c)
     return COLL_RDMA_BARRIER != c->coll && 0 == coll_rdma_call_bytes(c);
 }
 
+bool coll_rdma_call_suspect(const coll_rdma_call_t *c)
+{
+    return (COLL_RDMA_REDUCE == c->coll || COLL_RDMA_ALLREDUCE == c->coll)
+           && coll_rdma_op_suspect(c->op, c->rdtype);
+}
+
 int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
-                          coll_rdma_call_t *c, bool may_setup, int *why)
+                          coll_rdma_call_t *c, int *why)
 {
     const coll_rdma_config_t *cfg = m->cfg;
     int size = ompi_comm_size(comm);
     size_t bytes = coll_rdma_call_bytes(c);
     coll_rdma_reach_t reach;
-    bool supported, wrong, reduction = COLL_RDMA_REDUCE == c->coll
-                                                 || COLL_RDMA_ALLREDUCE == c->coll;
+    bool supported, wrong;
 
-    if (!coll_rdma_module_window_ready(m, comm, may_setup,
-                                       reduction && coll_rdma_op_suspect(c->op, c->rdtype), why)) {
-        return COLL_RDMA_ALG_FALLBACK;
-    }
     reach.all_direct = m->window->all_direct;
     reach.emulated = m->window->emulated;
     reach.nnodes = m->window->nodes ? m->window->nnodes : 0;
@@ -302,4 +303,34 @@ void coll_rdma_call_release(mca_coll_rdma_module_t *m)
             m->standing[coll] = NULL;
         }
     }
+}
+
+int coll_rdma_call_hand_on_init(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
+                                const coll_rdma_call_t *c, struct ompi_info_t *info,
+                                ompi_request_t **request)
+{
+    int scount = (int) c->scount, rcount = (int) c->rcount;
+
+#define HAND_ON(name, ...)                                                                         \
+    (NULL == m->previous_##name##_init                                                             \
+         ? OMPI_ERR_NOT_SUPPORTED                                                                  \
+         : m->previous_##name##_init(__VA_ARGS__, comm, info, request,                             \
+                                     m->previous_##name##_init_module))
+    switch (c->coll) {
+    case COLL_RDMA_BARRIER:
+        return NULL == m->previous_barrier_init
+                   ? OMPI_ERR_NOT_SUPPORTED
+                   : m->previous_barrier_init(comm, info, request, m->previous_barrier_init_module);
+    case COLL_RDMA_BCAST:
+        return HAND_ON(bcast, c->rbuf, rcount, c->rdtype, c->root);
+    case COLL_RDMA_ALLREDUCE:
+        return HAND_ON(allreduce, c->sbuf, c->rbuf, rcount, c->rdtype, c->op);
+    case COLL_RDMA_REDUCE:
+        return HAND_ON(reduce, c->sbuf, c->rbuf, rcount, c->rdtype, c->op, c->root);
+    case COLL_RDMA_ALLGATHER:
+        return HAND_ON(allgather, c->sbuf, scount, c->sdtype, c->rbuf, rcount, c->rdtype);
+    default:
+        return HAND_ON(alltoall, c->sbuf, scount, c->sdtype, c->rbuf, rcount, c->rdtype);
+    }
+#undef HAND_ON
 }

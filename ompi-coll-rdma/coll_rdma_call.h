@@ -37,15 +37,48 @@ static inline size_t coll_rdma_call_bytes(const coll_rdma_call_t *c)
     return NULL == c->rdtype ? 0 : c->rcount * c->rdtype->super.size;
 }
 
+/** Bytes a served call moves, for the statistics: the call's bytes, times the
+ * communicator size for allgather and alltoall. */
+static inline size_t coll_rdma_call_moved(const coll_rdma_call_t *c, struct ompi_communicator_t *comm)
+{
+    size_t moved = coll_rdma_call_bytes(c);
+
+    return COLL_RDMA_ALLGATHER == c->coll || COLL_RDMA_ALLTOALL == c->coll
+               ? moved * (size_t) ompi_comm_size(comm)
+               : moved;
+}
+
 /**
- * The algorithm for call `c` on `comm` (enum coll_rdma_alg), or
- * COLL_RDMA_ALG_FALLBACK with *why (enum coll_rdma_why).  Every input is
- * agreed configuration or required equal on all ranks by MPI (docs/design.md
- * "Datatypes").  Sets c->elem, c->nelem and c->rescued for reductions.
- * With may_setup (blocking calls) the call may set the window up.
+ * The algorithm for call `c` on `comm`, whose module's window is ready (enum
+ * coll_rdma_alg), or COLL_RDMA_ALG_FALLBACK with *why (enum coll_rdma_why).
+ * Every input is agreed configuration or required equal on all ranks by MPI
+ * (docs/design.md "Datatypes").  Sets c->elem, c->nelem and c->rescued for
+ * reductions.
  */
 int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
-                          coll_rdma_call_t *c, bool may_setup, int *why);
+                          coll_rdma_call_t *c, int *why);
+
+/**
+ * Whether `c` is a reduction Open MPI's own op may compute wrong
+ * (coll_rdma_op_suspect(): SUM on 8- and 16-bit integers, MIN and MAX on
+ * 64-bit unsigned ones), judged from the op and the signature's basic types,
+ * which MPI requires equal on every rank: such a call starts the window's
+ * set-up at once, so that coll/rdma can serve it.
+ */
+bool coll_rdma_call_suspect(const coll_rdma_call_t *c);
+
+/**
+ * Make call `c` a persistent request of the previous component on comm
+ * (its MPI_<coll>_init, with `info`): the fallback of a request made before
+ * the window exists, and of a nonblocking call made while it is set up.
+ * Made at the call, in call order on every rank: Open MPI's nonblocking
+ * collectives take their tags when made (coll_rdma_setup.c says why that
+ * matters); starting one takes none.  Returns the previous function's
+ * result, OMPI_ERR_NOT_SUPPORTED where it has none.
+ */
+int coll_rdma_call_hand_on_init(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
+                                const coll_rdma_call_t *c, struct ompi_info_t *info,
+                                ompi_request_t **request);
 
 /**
  * Give `op` (initialized by coll_rdma_op_init() for c->coll and the decided

@@ -12,58 +12,14 @@
 #include "coll_rdma.h"
 #include "coll_rdma_call.h"
 #include "coll_rdma_request.h"
+#include "coll_rdma_stats.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/runtime/mpiruntime.h"
-
-/* ---- statistics ------------------------------------------------------------ */
-
-/* Threads may run collectives on distinct communicators at once. */
-static inline void stat_add(uint64_t *counter, uint64_t n)
-{
-    if (OPAL_UNLIKELY(ompi_mpi_thread_multiple)) {
-        __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
-    } else {
-        *counter += n;
-    }
-}
-
-static inline void stat_apply(const coll_rdma_stats_t *l)
-{
-    for (int i = 0; i < l->n; ++i) {
-        stat_add(l->counter[i], l->inc[i]);
-    }
-}
-
-static inline void stat_push(coll_rdma_stats_t *l, uint64_t *counter, uint64_t inc)
-{
-    l->counter[l->n] = counter;
-    l->inc[l->n++] = inc;
-}
-
-/* The counters a served call adds to: calls and bytes per kind, collective
- * and algorithm; calls served only because Open MPI's own reduction is wrong;
- * forced n-way allreduce served by Bruck. */
-static void stat_list(coll_rdma_stats_t *l, const coll_rdma_call_t *c, int kind, int alg,
-                      size_t moved)
-{
-    mca_coll_rdma_component_t *cc = &mca_coll_rdma_component;
-
-    l->n = 0;
-    stat_push(l, &cc->served_calls[kind][c->coll][alg], 1);
-    stat_push(l, &cc->served_bytes[kind][c->coll][alg], moved);
-    if (c->rescued) {
-        stat_push(l, &cc->wrong_fallback_calls[c->coll], 1);
-    }
-    if (COLL_RDMA_ALLREDUCE == c->coll && COLL_RDMA_ALG_BRUCK == alg
-        && COLL_RDMA_ALG_NWAY == cc->config.alg[COLL_RDMA_ALLREDUCE]) {
-        /* forced nway on a (n, P) without a plan: Bruck served it */
-        stat_push(l, &cc->allreduce_nway_not_adaptable, 1);
-    }
-}
+#include "opal/runtime/opal_progress.h"
 
 /*
  * A call served only because Open MPI's own reduction of its (op, type) is
@@ -109,43 +65,91 @@ static int run_blocking(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
 }
 
 /*
+ * A call on a communicator whose window is not ready: counted (every call
+ * of any kind counts toward the warm-up: coll_rdma_module_admit), handed on
+ * during the warm-up, and from the call that starts the set-up on, never
+ * handed on before the set-up ended: a blocking call waits for it (a
+ * blocking collective may), a nonblocking one is deferred until it ends, a
+ * persistent request made before the window decides at its first start
+ * after it (coll_rdma_request_early).  So every rank switches at the same
+ * call, whatever the timing, and nothing waits inside MPI_I* or MPI_Start.
+ * Returns COLL_RDMA_ADMIT_READY (decide now), _FALLBACK (*why) or _SETUP
+ * (the call was made an early request: *rc and *request are its result).
+ */
+static int before_window(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
+                         coll_rdma_call_t *c, int kind, struct ompi_info_t *info,
+                         ompi_request_t **request, int *rc, int *why)
+{
+    int admit = coll_rdma_module_admit(m, comm, coll_rdma_call_suspect(c), why);
+
+    if (COLL_RDMA_ADMIT_SETUP == admit) {
+        coll_rdma_request_watch_setup(m);
+    }
+    if (COLL_RDMA_KIND_PERSISTENT == kind && COLL_RDMA_ADMIT_READY != admit
+        && COLL_RDMA_WINDOW_FAILED != m->window_state) {
+        *rc = coll_rdma_request_early(m, comm, c, kind, info, request);
+        return COLL_RDMA_ADMIT_SETUP;
+    }
+    if (COLL_RDMA_ADMIT_SETUP != admit) {
+        return admit;
+    }
+    if (COLL_RDMA_KIND_BLOCKING == kind) {
+        int state;
+        while (COLL_RDMA_WINDOW_SETUP == (state = coll_rdma_request_setup_progress(m))) {
+            opal_progress();
+        }
+        *why = COLL_RDMA_WHY_WINDOW;
+        return COLL_RDMA_WINDOW_READY == state ? COLL_RDMA_ADMIT_READY : COLL_RDMA_ADMIT_FALLBACK;
+    }
+    *rc = coll_rdma_request_early(m, comm, c, kind, info, request);
+    return COLL_RDMA_ADMIT_SETUP;
+}
+
+/*
  * Serve the call if coll/rdma does: then *rc is the call's result (and
  * *request the new request of a nonblocking or persistent call) and the
  * return is true.  False: the caller hands it to the previous function.
  */
 static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
-                   coll_rdma_call_t *c, int kind, ompi_request_t **request, int *rc)
+                   coll_rdma_call_t *c, int kind, struct ompi_info_t *info,
+                   ompi_request_t **request, int *rc)
 {
     coll_rdma_standing_t *s;
     coll_rdma_request_t *req;
     coll_rdma_stats_t stats;
-    size_t moved;
     int why, alg;
 
     if (COLL_RDMA_KIND_BLOCKING == kind && NULL != (s = coll_rdma_call_standing(m, c, comm))) {
         /* the last call of this collective again, but for the buffers */
-        stat_apply(&s->stats);
+        coll_rdma_stats_apply(&s->stats);
         *rc = coll_rdma_op_run(&s->op);
         return true;
     }
     if (COLL_RDMA_KIND_NONBLOCKING == kind && NULL != (req = coll_rdma_request_reuse(m, c, comm))) {
-        stat_apply(&req->stats);
+        coll_rdma_stats_apply(&req->stats);
         coll_rdma_request_start(req);
         *request = &req->super.super;
         *rc = OMPI_SUCCESS;
         return true;
     }
-    alg = coll_rdma_call_decide(m, comm, c, COLL_RDMA_KIND_BLOCKING == kind, &why);
+    if (OPAL_UNLIKELY(COLL_RDMA_WINDOW_READY != m->window_state)) {
+        switch (before_window(m, comm, c, kind, info, request, rc, &why)) {
+        case COLL_RDMA_ADMIT_SETUP:
+            return true;
+        case COLL_RDMA_ADMIT_FALLBACK:
+            coll_rdma_stats_fallback(kind, c->coll, why);
+            return false;
+        default:
+            break;
+        }
+    }
+    alg = coll_rdma_call_decide(m, comm, c, &why);
     if (COLL_RDMA_ALG_FALLBACK == alg) {
-        stat_add(&mca_coll_rdma_component.fallback_calls[kind][c->coll][why], 1);
+        coll_rdma_stats_fallback(kind, c->coll, why);
         return false;
     }
-    moved = coll_rdma_call_bytes(c);
-    if (COLL_RDMA_ALLGATHER == c->coll || COLL_RDMA_ALLTOALL == c->coll) {
-        moved *= (size_t) ompi_comm_size(comm);
-    }
-    stat_list(&stats, c, kind, alg, moved);
-    stat_apply(&stats);
+    coll_rdma_stats_served(&stats, c, kind, alg, coll_rdma_call_moved(c, comm));
+    coll_rdma_stats_apply(&stats);
     if (c->rescued) {
         say_rescued(c, alg, comm);
     }
@@ -222,7 +226,7 @@ static int rdma_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t
     coll_rdma_call_t c;
     int rc;
     CALL_BARRIER(c);
-    return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, &rc)
+    return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, NULL, &rc)
                ? rc
                : PREVIOUS(M(module), barrier, comm);
 }
@@ -233,7 +237,7 @@ static int rdma_ibarrier(struct ompi_communicator_t *comm, ompi_request_t **requ
     coll_rdma_call_t c;
     int rc;
     CALL_BARRIER(c);
-    return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, request, &rc)
+    return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, NULL, request, &rc)
                ? rc
                : PREVIOUS(M(module), ibarrier, comm, request);
 }
@@ -244,7 +248,7 @@ static int rdma_barrier_init(struct ompi_communicator_t *comm, struct ompi_info_
     coll_rdma_call_t c;
     int rc;
     CALL_BARRIER(c);
-    return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, request, &rc)
+    return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, info, request, &rc)
                ? rc
                : PREVIOUS(M(module), barrier_init, comm, info, request);
 }
@@ -255,7 +259,7 @@ static int rdma_bcast(void *buf, int count, ompi_datatype_t *dtype, int root,
     coll_rdma_call_t c;
     int rc;
     CALL_BCAST(c);
-    return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, &rc)
+    return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, NULL, &rc)
                ? rc
                : PREVIOUS(M(module), bcast, buf, count, dtype, root, comm);
 }
@@ -267,7 +271,7 @@ static int rdma_ibcast(void *buf, int count, ompi_datatype_t *dtype, int root,
     coll_rdma_call_t c;
     int rc;
     CALL_BCAST(c);
-    return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, request, &rc)
+    return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, NULL, request, &rc)
                ? rc
                : PREVIOUS(M(module), ibcast, buf, count, dtype, root, comm, request);
 }
@@ -279,7 +283,7 @@ static int rdma_bcast_init(void *buf, int count, ompi_datatype_t *dtype, int roo
     coll_rdma_call_t c;
     int rc;
     CALL_BCAST(c);
-    return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, request, &rc)
+    return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, info, request, &rc)
                ? rc
                : PREVIOUS(M(module), bcast_init, buf, count, dtype, root, comm, info, request);
 }
@@ -291,7 +295,7 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, ompi_datatype
     coll_rdma_call_t c;
     int rc;
     CALL_ALLREDUCE(c);
-    return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, &rc)
+    return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, NULL, &rc)
                ? rc
                : PREVIOUS(M(module), allreduce, sbuf, rbuf, count, dtype, op, comm);
 }
@@ -303,7 +307,7 @@ static int rdma_iallreduce(const void *sbuf, void *rbuf, int count, ompi_datatyp
     coll_rdma_call_t c;
     int rc;
     CALL_ALLREDUCE(c);
-    return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, request, &rc)
+    return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, NULL, request, &rc)
                ? rc
                : PREVIOUS(M(module), iallreduce, sbuf, rbuf, count, dtype, op, comm, request);
 }
@@ -316,7 +320,7 @@ static int rdma_allreduce_init(const void *sbuf, void *rbuf, int count, ompi_dat
     coll_rdma_call_t c;
     int rc;
     CALL_ALLREDUCE(c);
-    return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, request, &rc)
+    return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, info, request, &rc)
                ? rc
                : PREVIOUS(M(module), allreduce_init, sbuf, rbuf, count, dtype, op, comm, info,
                           request);
@@ -329,7 +333,7 @@ static int rdma_reduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t 
     coll_rdma_call_t c;
     int rc;
     CALL_REDUCE(c);
-    return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, &rc)
+    return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, NULL, &rc)
                ? rc
                : PREVIOUS(M(module), reduce, sbuf, rbuf, count, dtype, op, root, comm);
 }
@@ -341,7 +345,7 @@ static int rdma_ireduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t
     coll_rdma_call_t c;
     int rc;
     CALL_REDUCE(c);
-    return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, request, &rc)
+    return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, NULL, request, &rc)
                ? rc
                : PREVIOUS(M(module), ireduce, sbuf, rbuf, count, dtype, op, root, comm, request);
 }
@@ -354,7 +358,7 @@ static int rdma_reduce_init(const void *sbuf, void *rbuf, int count, ompi_dataty
     coll_rdma_call_t c;
     int rc;
     CALL_REDUCE(c);
-    return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, request, &rc)
+    return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, info, request, &rc)
                ? rc
                : PREVIOUS(M(module), reduce_init, sbuf, rbuf, count, dtype, op, root, comm, info,
                           request);
@@ -369,7 +373,7 @@ static int rdma_reduce_init(const void *sbuf, void *rbuf, int count, ompi_dataty
         coll_rdma_call_t c;                                                                        \
         int rc;                                                                                    \
         CALL_BLOCKS(c, COLL);                                                                      \
-        return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, &rc)                     \
+        return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, NULL, &rc)                     \
                    ? rc                                                                            \
                    : PREVIOUS(M(module), name, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm);  \
     }                                                                                              \
@@ -380,7 +384,7 @@ static int rdma_reduce_init(const void *sbuf, void *rbuf, int count, ompi_dataty
         coll_rdma_call_t c;                                                                        \
         int rc;                                                                                    \
         CALL_BLOCKS(c, COLL);                                                                      \
-        return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, request, &rc)              \
+        return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, NULL, request, &rc)              \
                    ? rc                                                                            \
                    : PREVIOUS(M(module), i##name, sbuf, scount, sdtype, rbuf, rcount, rdtype,      \
                               comm, request);                                                      \
@@ -393,7 +397,7 @@ static int rdma_reduce_init(const void *sbuf, void *rbuf, int count, ompi_dataty
         coll_rdma_call_t c;                                                                        \
         int rc;                                                                                    \
         CALL_BLOCKS(c, COLL);                                                                      \
-        return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, request, &rc)               \
+        return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, info, request, &rc)               \
                    ? rc                                                                            \
                    : PREVIOUS(M(module), name##_init, sbuf, scount, sdtype, rbuf, rcount, rdtype,  \
                               comm, info, request);                                                \

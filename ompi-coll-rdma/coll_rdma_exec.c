@@ -419,6 +419,7 @@ void coll_rdma_op_start(coll_rdma_op_t *op)
 {
     mca_coll_rdma_module_t *m = op->module;
 
+    coll_rdma_window_started(op->win);
     op_reset(op);
     while (!module_enter(m)) {
         /* the progress callback of another thread holds the queue briefly */

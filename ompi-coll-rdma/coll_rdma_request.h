@@ -17,6 +17,13 @@
  * the handles and a completion or free callback into that type's fields
  * (for a datatype or op that is not predefined).
  */
+/* Where a request's collective runs. */
+enum coll_rdma_request_mode {
+    COLL_RDMA_REQ_WINDOW = 0, /* its operation, on the window (the executor's queue) */
+    COLL_RDMA_REQ_DEFERRED,   /* waits for the window's set-up, in the module's list */
+    COLL_RDMA_REQ_INNER       /* the previous component's request `inner` runs it */
+};
+
 typedef struct coll_rdma_request {
     ompi_coll_base_nbc_request_t super;
     coll_rdma_op_t op;
@@ -25,6 +32,18 @@ typedef struct coll_rdma_request {
     bool keep;
     coll_rdma_call_t key;    /* the call it was made for, without buffers */
     coll_rdma_stats_t stats; /* what each of its calls counts */
+    /* Made before the window existed ("early": a nonblocking call while the
+     * set-up runs, a persistent request made before the window): decided
+     * once the window exists, by the set-up's end or at a start after it */
+    bool early;
+    bool decided;            /* early: decided (op.alg; COLL_RDMA_ALG_FALLBACK: inner) */
+    int mode;                /* enum coll_rdma_request_mode of the current start */
+    int kind;                /* COLL_RDMA_KIND_NONBLOCKING or _PERSISTENT */
+    coll_rdma_call_t call;   /* early, until decided: the call with its buffers; its
+                              * datatypes and op retained */
+    ompi_request_t *inner;   /* early: the previous component's persistent request for the
+                              * call, made with it (its tag taken in call order) */
+    struct coll_rdma_request *next; /* the module's deferred list, or the inner list */
 } coll_rdma_request_t;
 
 OBJ_CLASS_DECLARATION(coll_rdma_request_t);
@@ -60,6 +79,37 @@ coll_rdma_request_t *coll_rdma_request_reuse(mca_coll_rdma_module_t *m, coll_rdm
 
 /** Activate the request and start its operation (MPI_I* return, MPI_Start). */
 void coll_rdma_request_start(coll_rdma_request_t *req);
+
+/**
+ * Call `c` of `kind` (COLL_RDMA_KIND_NONBLOCKING: while m's window is set
+ * up; COLL_RDMA_KIND_PERSISTENT: before the window exists) as an early
+ * request in *request: its fallback made now as a persistent request of the
+ * previous component (with `info`; coll_rdma_call_hand_on_init), its
+ * decision taken once the window exists.  A nonblocking one is started:
+ * deferred until the set-up ends, then run on the window or by its
+ * fallback, in call order; a persistent one is inactive, and each MPI_Start
+ * counts as a call of the communicator (coll_rdma_module_admit) and runs on
+ * the window once it exists.  Nothing here waits for another rank.  Returns
+ * OMPI_SUCCESS or an error of the previous component or of memory.
+ */
+int coll_rdma_request_early(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
+                            const coll_rdma_call_t *c, int kind, struct ompi_info_t *info,
+                            ompi_request_t **request);
+
+/**
+ * m's window set-up started: progress it from opal_progress (the callback
+ * stays registered while it runs), so that it goes on whatever the
+ * application waits in.  Idempotent.
+ */
+void coll_rdma_request_watch_setup(mca_coll_rdma_module_t *m);
+
+/**
+ * Advance m's set-up without waiting; once it ended, decide and start the
+ * requests deferred while it ran, in call order.  Returns the window state
+ * (enum coll_rdma_window_state).  From the application's context (a blocking
+ * call waiting for the set-up loops on it and opal_progress).
+ */
+int coll_rdma_request_setup_progress(mca_coll_rdma_module_t *m);
 
 /** The module is being destroyed: stop progressing it, drop its kept requests. */
 void coll_rdma_request_module_gone(mca_coll_rdma_module_t *module);

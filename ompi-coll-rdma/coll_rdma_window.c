@@ -298,6 +298,13 @@ int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const vo
     return rc;
 }
 
+void coll_rdma_window_started(coll_rdma_window_t *win)
+{
+    if (win->nremote > 0) {
+        want_progress(win);
+    }
+}
+
 void coll_rdma_window_idle(coll_rdma_window_t *win, int *spins)
 {
     if (win->nremote > 0) {

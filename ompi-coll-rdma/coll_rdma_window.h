@@ -517,6 +517,14 @@ int coll_rdma_window_flush_test(coll_rdma_window_t *win, void **request, bool *d
 void coll_rdma_window_idle(coll_rdma_window_t *win, int *spins);
 
 /**
+ * An operation on `win` was queued, to be run from opal_progress: where
+ * peers are reached by UCX puts, let opal_progress progress UCX from now on,
+ * since emulated puts land only where their target progresses (a rank whose
+ * first action is a wait would otherwise never progress its own worker).
+ */
+void coll_rdma_window_started(coll_rdma_window_t *win);
+
+/**
  * A blocking wait's idle step: poll the mapped sequence word `word` (this
  * rank's or a peer's window; NULL: none known) until it reaches `seq`, at
  * most until *spins runs out, then coll_rdma_window_idle().  Where a peer is

@@ -127,7 +127,7 @@ case_() {
     rdma_run "$name" "$out" "$err" \
         mpirun --oversubscribe -np "$np" $avxargs $(rdma_verbose_args) $mca "$TEST_COLL" $args
     rc=$?
-    reason=$(rdma_outcome $rc "$out" "$err" '^test_(coll|threads|nbc|steps|ssp|gaps|pack) OK' "'test_coll OK' (or test_threads/test_nbc/test_steps/test_ssp/test_gaps/test_pack OK) line")
+    reason=$(rdma_outcome $rc "$out" "$err" '^test_(coll|threads|nbc|steps|ssp|gaps|pack|nbsetup) OK' "'test_coll OK' (or test_threads/test_nbc/test_steps/test_ssp/test_gaps/test_pack/test_nbsetup OK) line")
     if [ -z "$reason" ]; then
         # shellcheck disable=SC2086
         reason=$(rdma_check_stats "$err" "$np" $checks)
@@ -714,6 +714,37 @@ TEST_COLL=$NBC_BIN case_ "nbc-typefree-np3" 3 avx-off "-x MALLOC_PERTURB_=165" "
     "served:ibcast:read served:iallgather:bruck served:ialltoall:direct served:bcast_init:read served:alltoall_init:direct"
 TEST_COLL=$NBC_BIN case_ "nbc-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1" \
     "--only each,mixed,repeat,persist --calls 300 --max-count 1000" "served:ibarrier:nway served:iallreduce:(ktree|pairwise|nway|bruck)"
+
+# 9b. the window set up from nonblocking and persistent calls (issue 28;
+#     tests/mpi/test_nbsetup.c): communicators that only see MPI_I* or only
+#     persistent calls are served after the warm-up; MPI_I* never waits for
+#     other ranks (a rank posts its MPI_Ibarrier only after a message the
+#     previous rank sends before its MPI_Wait); mixed blocking and
+#     nonblocking calls completed in random orders across the switch; the
+#     previous component's own MPI_Igatherv and MPI_Iscan interleaved while
+#     the set-up runs (their tags must match); calls handed on while it
+#     runs; threads; a configuration that differs between ranks (no window:
+#     the calls deferred during the set-up run on the previous component)
+NBS_BIN=$(build_test test_nbsetup)
+NBS_SERVED="served:ibarrier:read served:iallreduce:$AUTO_AR served:ibcast:read served:barrier_init:read served:allreduce_init:$AUTO_AR served:bcast_init:read"
+for np in 2 4; do
+    TEST_COLL=$NBS_BIN case_ "nbsetup-np$np" "$np" avx-off "--mca coll_rdma_window_setup_calls 16" \
+        "--only nbonly,persist,chain,mixed,tags,large --calls 2000" \
+        "$NBS_SERVED fb:ibarrier:warmup fb:iallreduce:too_large"
+done
+TEST_COLL=$NBS_BIN case_ "nbsetup-setup0-np3" 3 avx-off "--mca coll_rdma_window_setup_calls 0" \
+    "--only nbonly,persist,chain,mixed,tags,large --calls 1000" "$NBS_SERVED fb:iallreduce:too_large"
+TEST_COLL=$NBS_BIN case_ "nbsetup-threads-np2" 2 avx-off "--mca coll_rdma_window_setup_calls 16" \
+    "--only threads --threads 3 --calls 400" "served:ibarrier:read served:iallreduce:$AUTO_AR served:ibcast:read"
+TEST_COLL=$NBS_BIN case_ "nbsetup-put-path-np3" 3 avx-off \
+    "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1 --mca coll_rdma_window_setup_calls 16" \
+    "--only nbonly,chain,mixed,tags --calls 600" "served:ibarrier:nway served:iallreduce:$AUTO_AR served:ibcast:knomial"
+# rank 1 with another bcast_slots: every rank agrees on no window; the calls
+# made while the set-up ran go to the previous component, in call order
+TEST_COLL=$RDMA_REPO_ROOT/tests/robust/rank_env.sh case_ "nbsetup-mismatch-np3" 3 avx-off \
+    "--mca coll_rdma_window_setup_calls 16" \
+    "1 OMPI_MCA_coll_rdma_bcast_slots=4 -- $NBS_BIN --only nbonly,persist,chain,mixed,tags --calls 800" \
+    "none warns:coll_rdma_bcast_slots.differs fb:ibarrier:window fb:iallreduce:window"
 
 # 10. MPI_Allreduce with bounded staleness (tests/mpi/test_ssp.c): every
 #     block of every result is a contribution of an iteration within S of the
