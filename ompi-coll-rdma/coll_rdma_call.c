@@ -5,6 +5,10 @@
 #include "ompi_config.h"
 
 #include "coll_rdma_call.h"
+#include "coll_rdma_decision.h"
+#include "coll_rdma_dtype.h"
+#include "coll_rdma_op.h"
+#include "coll_rdma_plans.h"
 
 #include <stdlib.h>
 #include <string.h>

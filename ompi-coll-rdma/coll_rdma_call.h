@@ -10,6 +10,8 @@
 #define COLL_RDMA_CALL_H
 
 #include "coll_rdma_exec.h"
+#include "coll_rdma_module.h"
+#include "coll_rdma_stats.h"
 
 /* bcast, allreduce, reduce: count and dtype on both sides */
 typedef struct coll_rdma_call {
@@ -112,13 +114,6 @@ bool coll_rdma_call_matches(const coll_rdma_call_t *k, coll_rdma_call_t *c);
 
 /** Key `k` of call `c`: its arguments without buffers (sbuf: MPI_IN_PLACE or NULL). */
 void coll_rdma_call_key(coll_rdma_call_t *k, const coll_rdma_call_t *c);
-
-/** Statistics counters a call adds to, and by how much (set by the entry points). */
-typedef struct coll_rdma_stats {
-    int n;
-    uint64_t *counter[4];
-    uint64_t inc[4];
-} coll_rdma_stats_t;
 
 /** A blocking collective's standing operation and the call it was made for. */
 typedef struct coll_rdma_standing {

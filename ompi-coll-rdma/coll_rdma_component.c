@@ -1,12 +1,15 @@
 /*
- * coll/rdma component: MCA parameters, open/close, and the per-communicator
- * query (which communicators coll/rdma declines).
+ * coll/rdma component: MCA parameters, open/close, the statistics at close,
+ * and the per-communicator query (which communicators coll/rdma declines).
  */
 #include "ompi_config.h"
 
 #include "coll_rdma.h"
+#include "coll_rdma_entry.h"
+#include "coll_rdma_module.h"
 #include "coll_rdma_request.h"
 #include "coll_rdma_rules.h"
+#include "coll_rdma_stats.h"
 #include "coll_rdma_ucx.h"
 
 #include <stdarg.h>
@@ -30,6 +33,7 @@ static void clamp_size(const char *name, size_t *value, size_t lo)
 static int rdma_open(void);
 static int rdma_close(void);
 static int rdma_init_query(bool enable_progress_threads, bool enable_mpi_threads);
+static mca_coll_base_module_t *rdma_comm_query(struct ompi_communicator_t *comm, int *priority);
 
 mca_coll_rdma_component_t mca_coll_rdma_component = {
     .super = {
@@ -44,7 +48,7 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
         },
         .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT},
         .collm_init_query = rdma_init_query,
-        .collm_comm_query = mca_coll_rdma_comm_query,
+        .collm_comm_query = rdma_comm_query,
     },
     .priority = 90,
     .verbose = 0,
@@ -145,7 +149,7 @@ static unsigned long long served_calls(int coll)
 
     for (int kind = 0; kind < COLL_RDMA_NKINDS; ++kind) {
         for (int alg = COLL_RDMA_ALG_NWAY; alg < COLL_RDMA_NALGS; ++alg) {
-            v += mca_coll_rdma_component.served_calls[kind][coll][alg];
+            v += coll_rdma_stats_counters()->served_calls[kind][coll][alg];
         }
     }
     return v;
@@ -165,11 +169,11 @@ static int pvar_get(const struct mca_base_pvar_t *pvar, void *value, void *obj)
             v = (unsigned long long) m->cfg->allreduce_staleness;
             break;
         case PVAR_STALE_AGE:
-            v = m->ssp_last_age;
+            v = m->queue.ssp_last_age;
             break;
         default: /* calls with an age above 0 */
             for (int age = 1; age <= COLL_RDMA_STALENESS_MAX; ++age) {
-                v += m->ssp_ages[age];
+                v += m->queue.ssp_ages[age];
             }
         }
     }
@@ -509,80 +513,10 @@ static int rdma_open(void)
     return OMPI_SUCCESS;
 }
 
-/* Stale-synchronous allreduce calls by age, where there were any. */
-static void print_ages(const uint64_t *ages)
-{
-    char line[512];
-    uint64_t calls = 0, stale = 0;
-    int len = 0;
-
-    for (int age = 0; age <= COLL_RDMA_STALENESS_MAX; ++age) {
-        calls += ages[age];
-        stale += age > 0 ? ages[age] : 0;
-        if (ages[age] > 0 && len < (int) sizeof(line) - 32) {
-            len += snprintf(line + len, sizeof(line) - len, " %d=%llu", age,
-                            (unsigned long long) ages[age]);
-        }
-    }
-    if (calls > 0) {
-        coll_rdma_output("allreduce ssp_age: calls=%llu stale=%llu by age:%s",
-                         (unsigned long long) calls, (unsigned long long) stale, line);
-    }
-}
-
-static void print_statistics(void)
-{
-    mca_coll_rdma_component_t *c = &mca_coll_rdma_component;
-
-    for (int kind = 0; kind < COLL_RDMA_NKINDS; ++kind) {
-        for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
-            uint64_t fallbacks = 0;
-            char reasons[256], name[32];
-            int len = 0;
-
-            /* barrier, ibarrier, barrier_init: MPI's names */
-            snprintf(name, sizeof(name), "%s%s%s", COLL_RDMA_KIND_NONBLOCKING == kind ? "i" : "",
-                     coll_names[coll], COLL_RDMA_KIND_PERSISTENT == kind ? "_init" : "");
-            for (int alg = COLL_RDMA_ALG_NWAY; alg < COLL_RDMA_NALGS; ++alg) {
-                if (c->served_calls[kind][coll][alg] > 0) {
-                    coll_rdma_output("%s %s: calls=%llu bytes=%llu", name, alg_names[alg],
-                                     (unsigned long long) c->served_calls[kind][coll][alg],
-                                     (unsigned long long) c->served_bytes[kind][coll][alg]);
-                }
-            }
-            for (int why = 0; why < COLL_RDMA_NREASONS; ++why) {
-                fallbacks += c->fallback_calls[kind][coll][why];
-                len += snprintf(reasons + len, sizeof(reasons) - len, " %s=%llu",
-                                reason_names[why],
-                                (unsigned long long) c->fallback_calls[kind][coll][why]);
-            }
-            if (fallbacks > 0) {
-                coll_rdma_output("%s fallback: calls=%llu%s", name,
-                                 (unsigned long long) fallbacks, reasons);
-            }
-        }
-    }
-    for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
-        if (c->wrong_fallback_calls[coll] > 0) {
-            /* also counted above under their algorithm */
-            coll_rdma_output("%s wrong_fallback: calls=%llu (served beyond the thresholds: "
-                             "Open MPI's own reduction of their op and type is wrong here)",
-                             coll_names[coll],
-                             (unsigned long long) c->wrong_fallback_calls[coll]);
-        }
-    }
-    print_ages(c->ssp_ages);
-    if (c->allreduce_nway_not_adaptable > 0) {
-        /* also counted above as "allreduce bruck" */
-        coll_rdma_output("allreduce nway_not_adaptable: calls=%llu (served by bruck)",
-                         (unsigned long long) c->allreduce_nway_not_adaptable);
-    }
-}
-
 static int rdma_close(void)
 {
     if (coll_rdma_verbose(1)) {
-        print_statistics();
+        coll_rdma_stats_print(coll_names, alg_names, reason_names);
     }
     coll_rdma_request_fini();
     coll_rdma_ucx_fini();
@@ -598,4 +532,25 @@ static int rdma_init_query(bool enable_progress_threads, bool enable_mpi_threads
     (void) enable_progress_threads;
     (void) enable_mpi_threads;
     return OMPI_SUCCESS;
+}
+
+static mca_coll_base_module_t *rdma_comm_query(struct ompi_communicator_t *comm, int *priority)
+{
+    mca_coll_rdma_component_t *c = &mca_coll_rdma_component;
+    coll_rdma_module_params_t params = {.window_setup_calls = c->window_setup_calls,
+                                        .window_max_bytes = c->window_max_bytes,
+                                        .poll_spins = c->poll_spins,
+                                        .lazy_connect = 0 != c->lazy_connect};
+    mca_coll_rdma_module_t *m;
+
+    if (OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < 2 || c->priority < 0) {
+        return NULL;
+    }
+    m = coll_rdma_module_new(&c->config, &params);
+    if (NULL == m) {
+        return NULL;
+    }
+    coll_rdma_entry_install(m);
+    *priority = c->priority;
+    return &m->super;
 }

@@ -9,10 +9,10 @@
  */
 #include "ompi_config.h"
 
-#include "coll_rdma.h"
+#include "coll_rdma_decision.h"
 #include "coll_rdma_rules.h"
 #include "coll_rdma_sched.h"
-#include "coll_rdma_window.h"
+#include "coll_rdma_layout.h"
 
 static int fallback(int *why, int reason)
 {
@@ -57,7 +57,7 @@ static bool rule_gives_way(const coll_rdma_config_t *cfg, int coll, int alg, int
  * where a collective has no such fact). */
 typedef struct call_facts {
     int comm_size;
-    int nnodes; /* nodes of the window's node map (0: none; coll_rdma_window_set_nodes) */
+    int nnodes; /* nodes of the window's node map (0: none; coll_rdma_topo_set_nodes) */
     size_t bytes;
     bool all_direct, emulated, reducible_type, reducible_op, order_independent, fallback_wrong;
     bool *rescued; /* reductions only */

@@ -8,7 +8,7 @@
  */
 #include "ompi_config.h"
 
-#include "coll_rdma_exec.h"
+#include "coll_rdma_plans.h"
 
 /* The slot of source rank `source`: two halves (instance parity) of P slots. */
 static coll_rdma_slot_t source_slot(const coll_rdma_window_t *win, int source)

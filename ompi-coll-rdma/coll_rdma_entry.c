@@ -9,7 +9,7 @@
  */
 #include "ompi_config.h"
 
-#include "coll_rdma.h"
+#include "coll_rdma_entry.h"
 #include "coll_rdma_call.h"
 #include "coll_rdma_request.h"
 #include "coll_rdma_stats.h"
@@ -53,7 +53,7 @@ static int run_blocking(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
     coll_rdma_op_t stack_op, *op = NULL != s ? &s->op : &stack_op;
     int rc;
 
-    coll_rdma_op_init(op, m, m->cfg, c->coll, alg);
+    coll_rdma_op_init(op, &m->queue, m->window, m->cfg, c->coll, alg);
     rc = coll_rdma_call_prepare(op, c, comm);
     if (OMPI_SUCCESS == rc) {
         rc = coll_rdma_op_run(op);
@@ -148,7 +148,8 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
         coll_rdma_stats_fallback(kind, c->coll, why);
         return false;
     }
-    coll_rdma_stats_served(&stats, c, kind, alg, coll_rdma_call_moved(c, comm));
+    coll_rdma_stats_served(&stats, kind, c->coll, alg, coll_rdma_call_moved(c, comm), c->rescued,
+                           m->cfg->alg[c->coll]);
     coll_rdma_stats_apply(&stats);
     if (c->rescued) {
         say_rescued(c, alg, comm);
@@ -162,7 +163,7 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
         *rc = OMPI_ERR_OUT_OF_RESOURCE;
         return true;
     }
-    coll_rdma_op_init(&req->op, m, m->cfg, c->coll, alg);
+    coll_rdma_op_init(&req->op, &m->queue, m->window, m->cfg, c->coll, alg);
     *rc = coll_rdma_call_prepare(&req->op, c, comm);
     if (OMPI_SUCCESS != *rc) {
         ompi_request_t *r = &req->super.super;
@@ -406,8 +407,16 @@ static int rdma_reduce_init(const void *sbuf, void *rbuf, int count, ompi_dataty
 BLOCK_ENTRIES(allgather, COLL_RDMA_ALLGATHER)
 BLOCK_ENTRIES(alltoall, COLL_RDMA_ALLTOALL)
 
+/* The module goes: what the calls and requests keep of it. */
+static void teardown(mca_coll_rdma_module_t *m)
+{
+    coll_rdma_request_module_gone(m);
+    coll_rdma_call_release(m);
+}
+
 void coll_rdma_entry_install(mca_coll_rdma_module_t *m)
 {
+    m->teardown = teardown;
 #define X_INSTALL(name)                                                                            \
     m->super.coll_##name = rdma_##name;                                                            \
     m->super.coll_i##name = rdma_i##name;                                                          \

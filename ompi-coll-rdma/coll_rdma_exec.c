@@ -1,28 +1,28 @@
 /*
- * coll/rdma executor: runs action programs (coll_rdma_prog.h) against the
- * window, one operation at a time per communicator, in start order
- * (coll_rdma_exec.h says why that keeps every slot-reuse argument).  The only
- * code of coll/rdma that waits for another rank: every wait is a test that
+ * coll/rdma operations and their interpreter (coll_rdma_exec.h): an
+ * operation's life (init, fini) and coll_rdma_exec(), which runs its action
+ * program (coll_rdma_prog.h) against the window from where it stands.  The only code
+ * of coll/rdma that waits for another rank: every wait is a test that
  * returns OMPI_ERR_WOULD_BLOCK and resumes at the same action.
  */
 #include "ompi_config.h"
 
 #include "coll_rdma_exec.h"
+#include "coll_rdma_dtype.h"
+#include "coll_rdma_op.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "opal/runtime/opal_progress.h"
-#include "ompi/runtime/mpiruntime.h"
-
-void coll_rdma_op_init(coll_rdma_op_t *op, mca_coll_rdma_module_t *module,
+void coll_rdma_op_init(coll_rdma_op_t *op, struct coll_rdma_queue *queue, coll_rdma_window_t *win,
                        const coll_rdma_config_t *cfg, int coll, int alg)
 {
     op->cfg = cfg;
     op->next = NULL;
-    op->module = module;
-    op->win = module->window;
-    op->req = NULL;
+    op->queue = queue;
+    op->win = win;
+    op->done_cb = NULL;
+    op->owner = NULL;
     op->coll = coll;
     op->alg = alg;
     op->sbuf = NULL;
@@ -194,12 +194,11 @@ static bool ssp_find(const coll_rdma_op_t *op, const coll_rdma_act_t *a, const c
  * rank r of an instance in [lo, seq], lo = seq - S or the first instance of
  * the call's shape, whichever is later; waits (polling the slot of lo, the
  * next instance the rank can write that would do) for a rank that has none.
- * Once all are in, the module learns the call's age.
+ * Once all are in, op->ssp_age is the call's age.
  */
 static bool fold_fresh(coll_rdma_op_t *op, const coll_rdma_act_t *a, uint64_t seq)
 {
     coll_rdma_window_t *win = op->win;
-    mca_coll_rdma_module_t *m = op->module;
     char *dst = buf_addr(op, &a->dst, seq);
     uint64_t lo = seq - (uint64_t) op->cfg->allreduce_staleness, age;
 
@@ -233,8 +232,7 @@ static bool fold_fresh(coll_rdma_op_t *op, const coll_rdma_act_t *a, uint64_t se
         }
     }
     age = seq - op->ssp_oldest;
-    m->ssp_last_age = age;
-    ++m->ssp_ages[age <= COLL_RDMA_STALENESS_MAX ? age : COLL_RDMA_STALENESS_MAX];
+    op->ssp_age = age;
     return true;
 }
 
@@ -354,145 +352,4 @@ int coll_rdma_exec(coll_rdma_op_t *op)
         ++op->pc;
     }
     return OMPI_SUCCESS;
-}
-
-/* ---- the queue -------------------------------------------------------------- */
-
-/* One driver at a time per module: the application's thread and the progress
- * callback (another thread under MPI_THREAD_MULTIPLE, or re-entered from
- * opal_progress inside a wait) may both try. */
-static inline bool module_enter(mca_coll_rdma_module_t *m)
-{
-    int expected = 0;
-
-    if (OPAL_LIKELY(!ompi_mpi_thread_multiple)) {
-        /* one thread: only re-entry from opal_progress can meet it busy */
-        if (m->busy) {
-            return false;
-        }
-        m->busy = 1;
-        return true;
-    }
-    return __atomic_compare_exchange_n(&m->busy, &expected, 1, false, __ATOMIC_ACQUIRE,
-                                       __ATOMIC_RELAXED);
-}
-
-static inline void module_leave(mca_coll_rdma_module_t *m)
-{
-    __atomic_store_n(&m->busy, 0, __ATOMIC_RELEASE);
-}
-
-/*
- * Number the op's instances (the collective's next prog.nseq sequence
- * numbers) and reset where it stands.  The counter runs modulo 2^64 from
- * debug_seq_start (default 1) and does not skip 0: "empty" is the value
- * every window word starts with, debug_seq_start - 1, and compares are
- * wrap-safe, so 0 is an ordinary instance after a wrap; skipping it would
- * give two consecutive instances the same parity (2^64 - 1 and 1).
- */
-static inline void op_reset(coll_rdma_op_t *op)
-{
-    mca_coll_rdma_module_t *m = op->module;
-
-    if (OPAL_UNLIKELY(COLL_RDMA_ALG_SSP == op->alg)) {
-        /* a clock of its own: exact allreduces keep their every-rank-entered
-         * argument; a call of another shape starts a run (coll_rdma_ssp.c) */
-        op->seq = m->ssp_clock + 1;
-        m->ssp_clock += op->prog.nseq;
-        if (op->ssp_shape != m->ssp_shape) {
-            m->ssp_shape = op->ssp_shape;
-            m->ssp_first = op->seq;
-        }
-        op->ssp_first = m->ssp_first;
-    } else {
-        op->seq = m->seq[op->coll] + 1;
-        m->seq[op->coll] += op->prog.nseq;
-    }
-    op->pc = 0;
-    op->pending_set = false;
-    op->done = false;
-    op->status = OMPI_SUCCESS;
-    op->next = NULL;
-}
-
-void coll_rdma_op_start(coll_rdma_op_t *op)
-{
-    mca_coll_rdma_module_t *m = op->module;
-
-    coll_rdma_window_started(op->win);
-    op_reset(op);
-    while (!module_enter(m)) {
-        /* the progress callback of another thread holds the queue briefly */
-    }
-    if (NULL == m->queue_tail) {
-        m->queue_head = op;
-    } else {
-        m->queue_tail->next = op;
-    }
-    m->queue_tail = op;
-    module_leave(m);
-}
-
-/* The head finished (or failed): take it off and complete it. */
-static void complete_head(mca_coll_rdma_module_t *m, int rc)
-{
-    coll_rdma_op_t *op = m->queue_head;
-
-    m->queue_head = op->next;
-    if (NULL == m->queue_head) {
-        m->queue_tail = NULL;
-    }
-    op->status = rc;
-    __atomic_store_n(&op->done, true, __ATOMIC_RELEASE);
-    if (NULL != op->req) {
-        coll_rdma_request_complete(op->req);
-    }
-}
-
-int coll_rdma_module_progress(mca_coll_rdma_module_t *m)
-{
-    int completed = 0;
-
-    if (NULL == __atomic_load_n(&m->queue_head, __ATOMIC_ACQUIRE) || !module_enter(m)) {
-        return 0;
-    }
-    while (NULL != m->queue_head) {
-        int rc = coll_rdma_exec(m->queue_head);
-        if (OMPI_ERR_WOULD_BLOCK == rc) {
-            break;
-        }
-        complete_head(m, rc);
-        ++completed;
-    }
-    module_leave(m);
-    return completed;
-}
-
-int coll_rdma_op_run(coll_rdma_op_t *op)
-{
-    mca_coll_rdma_module_t *m = op->module;
-    int spins = op->win->poll_spins;
-    int rc;
-
-    if (NULL == __atomic_load_n(&m->queue_head, __ATOMIC_ACQUIRE) && module_enter(m)) {
-        /* nothing queued: run it directly, never queued, holding the queue
-         * so that opal_progress's callback leaves the module alone (the
-         * common case: blocking calls only) */
-        if (NULL == m->queue_head) {
-            op_reset(op);
-            while (OMPI_ERR_WOULD_BLOCK == (rc = coll_rdma_exec(op))) {
-                coll_rdma_window_poll(op->win, op->poll_word, op->poll_seq, &spins);
-            }
-            module_leave(m);
-            return rc;
-        }
-        module_leave(m);
-    }
-    coll_rdma_op_start(op);
-    while (!__atomic_load_n(&op->done, __ATOMIC_ACQUIRE)) {
-        if (0 == coll_rdma_module_progress(m)) {
-            coll_rdma_window_idle(op->win, &spins);
-        }
-    }
-    return op->status;
 }

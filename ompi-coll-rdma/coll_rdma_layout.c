@@ -2,13 +2,15 @@
  * coll/rdma window geometry: offsets, slot sizes, regions, block caps and the
  * scratch size of a window, computed from the agreed configuration and the
  * communicator size alone (the layout and every reuse argument are in
- * coll_rdma_window.h).  Pure: no UCX, no component globals, no allocation,
+ * coll_rdma_layout.h).  Pure: no UCX, no component globals, no allocation,
  * so the unit tests (tests/unit/test_plans.c) lay out simulated windows with
  * the very code the component uses.
  */
 #include "ompi_config.h"
 
-#include "coll_rdma_window.h"
+#include "coll_rdma_layout.h"
+
+#include "ompi/constants.h"
 #include "coll_rdma_rules.h"
 #include "coll_rdma_sched.h"
 
@@ -22,34 +24,34 @@ static size_t line_round(size_t bytes)
  * coll_rdma_region_t), each starting with a word that must hold `empty`
  * before the address exchange.
  */
-static void note_region(coll_rdma_window_t *win, size_t off, int nslots, size_t stride,
+static void note_region(coll_rdma_layout_t *l, size_t off, int nslots, size_t stride,
                         int packed, uint64_t empty)
 {
-    if (win->nregions < COLL_RDMA_MAX_REGIONS) {
-        win->regions[win->nregions].off = off;
-        win->regions[win->nregions].nslots = nslots;
-        win->regions[win->nregions].stride = stride;
-        win->regions[win->nregions].packed = packed;
-        win->regions[win->nregions].empty = empty;
+    if (l->nregions < COLL_RDMA_MAX_REGIONS) {
+        l->regions[l->nregions].off = off;
+        l->regions[l->nregions].nslots = nslots;
+        l->regions[l->nregions].stride = stride;
+        l->regions[l->nregions].packed = packed;
+        l->regions[l->nregions].empty = empty;
     }
-    ++win->nregions; /* more than COLL_RDMA_MAX_REGIONS: the layout fails */
+    ++l->nregions; /* more than COLL_RDMA_MAX_REGIONS: the layout fails */
 }
 
 /* Packed Bruck slots of sequence words (packed: 1 allgather, 2 alltoall). */
-static void note_packed_region(coll_rdma_window_t *win, size_t off, int nslots, size_t stride,
+static void note_packed_region(coll_rdma_layout_t *l, size_t off, int nslots, size_t stride,
                                int packed)
 {
-    note_region(win, off, nslots, stride, packed, win->seq_start - 1);
+    note_region(l, off, nslots, stride, packed, l->seq_start - 1);
 }
 
-size_t coll_rdma_window_region_slot(const coll_rdma_window_t *win, const coll_rdma_region_t *r,
+size_t coll_rdma_layout_region_slot(const coll_rdma_layout_t *l, const coll_rdma_region_t *r,
                                     int s)
 {
     if (0 == r->packed) {
         return r->off + (size_t) s * r->stride;
     }
     return coll_rdma_packed_slot(r->off, s,
-                                 coll_rdma_bruck_blocks_before(win->comm_size,
+                                 coll_rdma_bruck_blocks_before(l->comm_size,
                                                                COLL_RDMA_BRUCK_RADIX, s,
                                                                2 == r->packed),
                                  r->stride);
@@ -57,20 +59,20 @@ size_t coll_rdma_window_region_slot(const coll_rdma_window_t *win, const coll_rd
 
 /* Reserve `nslots` slots of `stride` bytes at *off (advanced past them), each
  * starting with a word that holds `empty` at first; returns their offset. */
-static size_t reserve_region(coll_rdma_window_t *win, size_t *off, int nslots, size_t stride,
+static size_t reserve_region(coll_rdma_layout_t *l, size_t *off, int nslots, size_t stride,
                              uint64_t empty)
 {
     size_t start = *off;
 
-    note_region(win, start, nslots, stride, 0, empty);
+    note_region(l, start, nslots, stride, 0, empty);
     *off += (size_t) nslots * stride;
     return start;
 }
 
 /* Slots whose words are sequence numbers: they start at the instance before the first. */
-static size_t add_region(coll_rdma_window_t *win, size_t *off, int nslots, size_t stride)
+static size_t add_region(coll_rdma_layout_t *l, size_t *off, int nslots, size_t stride)
 {
-    return reserve_region(win, off, nslots, stride, win->seq_start - 1);
+    return reserve_region(l, off, nslots, stride, l->seq_start - 1);
 }
 
 static size_t round8(size_t bytes)
@@ -122,57 +124,57 @@ size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, 
 
 /* Lay out the allgather, alltoall, reduce and pairwise barrier regions from
  * `off`; returns the end. */
-static size_t layout_block_regions(coll_rdma_window_t *win, const coll_rdma_config_t *cfg,
+static size_t layout_block_regions(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg,
                                    size_t off)
 {
-    int size = win->comm_size;
+    int size = l->comm_size;
     int bruck_slots = coll_rdma_sched_rounds(size, COLL_RDMA_BRUCK_RADIX)
                       * (COLL_RDMA_BRUCK_RADIX - 1);
     size_t scratch;
 
-    win->ag_block = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_BRUCK);
-    win->ag_stride = round8(win->ag_block);
-    win->ag_bruck_half = line_round((size_t) bruck_slots * COLL_RDMA_LINE
-                                    + (size_t) bruck_half_blocks(size, false) * win->ag_stride);
-    win->off_ag_bruck = off;
-    note_packed_region(win, off, bruck_slots, win->ag_stride, 1);
-    note_packed_region(win, off + win->ag_bruck_half, bruck_slots, win->ag_stride, 1);
-    off += 2 * win->ag_bruck_half;
-    win->ag_ring_slot = line_round(COLL_RDMA_SLOT_HEADER + win->ag_block);
-    win->off_ag_ring = add_region(win, &off, 2 * (size - 1), win->ag_ring_slot);
+    l->ag_block = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_BRUCK);
+    l->ag_stride = round8(l->ag_block);
+    l->ag_bruck_half = line_round((size_t) bruck_slots * COLL_RDMA_LINE
+                                    + (size_t) bruck_half_blocks(size, false) * l->ag_stride);
+    l->off_ag_bruck = off;
+    note_packed_region(l, off, bruck_slots, l->ag_stride, 1);
+    note_packed_region(l, off + l->ag_bruck_half, bruck_slots, l->ag_stride, 1);
+    off += 2 * l->ag_bruck_half;
+    l->ag_ring_slot = line_round(COLL_RDMA_SLOT_HEADER + l->ag_block);
+    l->off_ag_ring = add_region(l, &off, 2 * (size - 1), l->ag_ring_slot);
 
-    win->a2a_direct_block = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_ALLTOALL,
+    l->a2a_direct_block = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_ALLTOALL,
                                                        COLL_RDMA_ALG_DIRECT);
-    win->a2a_direct_slot = line_round(COLL_RDMA_SLOT_HEADER + win->a2a_direct_block);
-    win->off_a2a_direct = add_region(win, &off, 2 * size, win->a2a_direct_slot);
-    win->a2a_bruck_block = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_ALLTOALL,
+    l->a2a_direct_slot = line_round(COLL_RDMA_SLOT_HEADER + l->a2a_direct_block);
+    l->off_a2a_direct = add_region(l, &off, 2 * size, l->a2a_direct_slot);
+    l->a2a_bruck_block = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_ALLTOALL,
                                                       COLL_RDMA_ALG_BRUCK);
-    win->a2a_bruck_stride = round8(win->a2a_bruck_block);
-    win->a2a_bruck_half = line_round((size_t) bruck_slots * COLL_RDMA_LINE
+    l->a2a_bruck_stride = round8(l->a2a_bruck_block);
+    l->a2a_bruck_half = line_round((size_t) bruck_slots * COLL_RDMA_LINE
                                      + (size_t) bruck_half_blocks(size, true)
-                                           * win->a2a_bruck_stride);
-    win->off_a2a_bruck = off;
-    note_packed_region(win, off, bruck_slots, win->a2a_bruck_stride, 2);
-    note_packed_region(win, off + win->a2a_bruck_half, bruck_slots, win->a2a_bruck_stride, 2);
-    off += 2 * win->a2a_bruck_half;
+                                           * l->a2a_bruck_stride);
+    l->off_a2a_bruck = off;
+    note_packed_region(l, off, bruck_slots, l->a2a_bruck_stride, 2);
+    note_packed_region(l, off + l->a2a_bruck_half, bruck_slots, l->a2a_bruck_stride, 2);
+    off += 2 * l->a2a_bruck_half;
 
-    win->reduce_bytes = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_REDUCE,
+    l->reduce_bytes = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_REDUCE,
                                                    COLL_RDMA_ALG_KNOMIAL);
-    win->reduce_children = coll_rdma_knomial_max_children(size, cfg->reduce_radix);
-    win->reduce_slot_size = line_round(COLL_RDMA_SLOT_HEADER + win->reduce_bytes);
-    win->off_reduce = add_region(win, &off, COLL_RDMA_REDUCE_DEPTH * win->reduce_children,
-                                 win->reduce_slot_size);
-    win->off_reduce_consumed = add_region(win, &off, 1, COLL_RDMA_LINE);
+    l->reduce_children = coll_rdma_knomial_max_children(size, cfg->reduce_radix);
+    l->reduce_slot_size = line_round(COLL_RDMA_SLOT_HEADER + l->reduce_bytes);
+    l->off_reduce = add_region(l, &off, COLL_RDMA_REDUCE_DEPTH * l->reduce_children,
+                                 l->reduce_slot_size);
+    l->off_reduce_consumed = add_region(l, &off, 1, COLL_RDMA_LINE);
 
-    win->off_bar_pw = add_region(win, &off, 2 + coll_rdma_pairwise_steps(size), COLL_RDMA_LINE);
+    l->off_bar_pw = add_region(l, &off, 2 + coll_rdma_pairwise_steps(size), COLL_RDMA_LINE);
 
     /* Bruck's position arrays (alltoall: and one round's messages); an inner
      * reduce tree node's partial result */
-    scratch = (size_t) size * win->ag_stride;
-    scratch = scratch > 2 * (size_t) size * win->a2a_bruck_stride
+    scratch = (size_t) size * l->ag_stride;
+    scratch = scratch > 2 * (size_t) size * l->a2a_bruck_stride
                   ? scratch
-                  : 2 * (size_t) size * win->a2a_bruck_stride;
-    win->scratch_size = scratch > win->reduce_bytes ? scratch : win->reduce_bytes;
+                  : 2 * (size_t) size * l->a2a_bruck_stride;
+    l->scratch_size = scratch > l->reduce_bytes ? scratch : l->reduce_bytes;
     return off;
 }
 
@@ -182,19 +184,19 @@ static size_t layout_block_regions(coll_rdma_window_t *win, const coll_rdma_conf
  * q * P + d); segments only where every rank forced that algorithm or a
  * tuning rule names it (the built-in table takes none of them yet), so no
  * window memory for a segment nobody uses. */
-static void layout_segments(coll_rdma_window_t *win, const coll_rdma_config_t *cfg, int coll,
+static void layout_segments(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int coll,
                             int alg, size_t *off, coll_rdma_rsag_region_t *r)
 {
     bool used = alg == cfg->alg[coll]
                 || (COLL_RDMA_ALG_AUTO == cfg->alg[coll]
                     && coll_rdma_rules_name(cfg->rules, coll, alg));
     bool a2a = COLL_RDMA_ALLTOALL == coll;
-    size_t payload = a2a ? coll_rdma_window_a2a_read_segment(cfg, win->comm_size)
+    size_t payload = a2a ? coll_rdma_window_a2a_read_segment(cfg, l->comm_size)
                          : cfg->allreduce_rsag_segment_bytes;
 
     r->slot_size = line_round(COLL_RDMA_SLOT_HEADER + (used ? payload : 0));
-    r->off = add_region(win, off, 2 * (a2a ? win->comm_size : 1), r->slot_size);
-    r->off_done = add_region(win, off, 2, COLL_RDMA_LINE);
+    r->off = add_region(l, off, 2 * (a2a ? l->comm_size : 1), r->slot_size);
+    r->off_done = add_region(l, off, 2, COLL_RDMA_LINE);
 }
 
 size_t coll_rdma_window_a2a_read_segment(const coll_rdma_config_t *cfg, int comm_size)
@@ -209,68 +211,68 @@ int coll_rdma_window_diss_slots(int comm_size, int n)
     return coll_rdma_sched_rounds(comm_size, n + 1) * (n < comm_size - 1 ? n : comm_size - 1);
 }
 
-int coll_rdma_window_layout(coll_rdma_window_t *win, const coll_rdma_config_t *cfg, int comm_size,
-                            int rank)
+int coll_rdma_layout(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int comm_size,
+                     int rank)
 {
     int n = cfg->barrier_nway_n;
     int ar_radix = cfg->allreduce_ktree_degree + 1;
     int diss;
     size_t off = 0;
 
-    win->nregions = 0;
-    win->comm_size = comm_size;
-    win->rank = rank;
-    win->seq_start = cfg->debug_seq_start;
+    l->nregions = 0;
+    l->comm_size = comm_size;
+    l->rank = rank;
+    l->seq_start = cfg->debug_seq_start;
 
-    win->off_barrier = add_region(win, &off, coll_rdma_sched_rounds(comm_size, n + 1) * n,
+    l->off_barrier = add_region(l, &off, coll_rdma_sched_rounds(comm_size, n + 1) * n,
                                   COLL_RDMA_LINE);
-    win->bcast_slots = cfg->bcast_slots;
-    win->bcast_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->bcast_segment_bytes);
-    win->off_bcast = add_region(win, &off, win->bcast_slots, win->bcast_slot_size);
-    win->off_consumed = add_region(win, &off, 1, COLL_RDMA_LINE);
-    win->off_bcast_read = add_region(win, &off, win->bcast_slots, win->bcast_slot_size);
+    l->bcast_slots = cfg->bcast_slots;
+    l->bcast_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->bcast_segment_bytes);
+    l->off_bcast = add_region(l, &off, l->bcast_slots, l->bcast_slot_size);
+    l->off_consumed = add_region(l, &off, 1, COLL_RDMA_LINE);
+    l->off_bcast_read = add_region(l, &off, l->bcast_slots, l->bcast_slot_size);
     /* the slot algorithms serve up to the smaller of the two limits */
-    win->ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER
+    l->ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER
                                    + (cfg->allreduce_short_max_bytes < cfg->allreduce_max_bytes
                                           ? cfg->allreduce_short_max_bytes
                                           : cfg->allreduce_max_bytes));
-    win->off_ar_up = add_region(win, &off, coll_rdma_knomial_max_children(comm_size, ar_radix),
-                                win->ar_slot_size);
-    win->off_ar_down = add_region(win, &off, 1, win->ar_slot_size);
-    win->off_pw = add_region(win, &off, 2 + 2 * coll_rdma_pairwise_steps(comm_size),
-                             win->ar_slot_size);
+    l->off_ar_up = add_region(l, &off, coll_rdma_knomial_max_children(comm_size, ar_radix),
+                                l->ar_slot_size);
+    l->off_ar_down = add_region(l, &off, 1, l->ar_slot_size);
+    l->off_pw = add_region(l, &off, 2 + 2 * coll_rdma_pairwise_steps(comm_size),
+                             l->ar_slot_size);
     diss = coll_rdma_window_diss_slots(comm_size, cfg->allreduce_nway_n);
     if (coll_rdma_window_diss_slots(comm_size, cfg->allreduce_bruck_n) > diss) {
         diss = coll_rdma_window_diss_slots(comm_size, cfg->allreduce_bruck_n);
     }
-    win->off_ar_diss = add_region(win, &off, 2 * diss, win->ar_slot_size);
-    win->ring_segment_bytes = cfg->allreduce_ring_segment_bytes;
-    win->ring_slot_size = line_round(COLL_RDMA_SLOT_HEADER + win->ring_segment_bytes);
-    win->ring_slots = cfg->allreduce_ring_slots;
+    l->off_ar_diss = add_region(l, &off, 2 * diss, l->ar_slot_size);
+    l->ring_segment_bytes = cfg->allreduce_ring_segment_bytes;
+    l->ring_slot_size = line_round(COLL_RDMA_SLOT_HEADER + l->ring_segment_bytes);
+    l->ring_slots = cfg->allreduce_ring_slots;
     /* the ring's words count ring messages, from 0 */
-    win->off_ring = reserve_region(win, &off, win->ring_slots, win->ring_slot_size, 0);
-    win->off_ring_ack = reserve_region(win, &off, 1, COLL_RDMA_LINE, 0);
-    win->off_read_barrier = add_region(win, &off, 1, COLL_RDMA_LINE);
-    win->read_ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_read_max_bytes);
-    win->off_read_ar = add_region(win, &off, 2, win->read_ar_slot_size);
-    win->off_hier_words = add_region(win, &off, 2 + coll_rdma_sched_rounds(comm_size, n + 1) * n,
+    l->off_ring = reserve_region(l, &off, l->ring_slots, l->ring_slot_size, 0);
+    l->off_ring_ack = reserve_region(l, &off, 1, COLL_RDMA_LINE, 0);
+    l->off_read_barrier = add_region(l, &off, 1, COLL_RDMA_LINE);
+    l->read_ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_read_max_bytes);
+    l->off_read_ar = add_region(l, &off, 2, l->read_ar_slot_size);
+    l->off_hier_words = add_region(l, &off, 2 + coll_rdma_sched_rounds(comm_size, n + 1) * n,
                                      COLL_RDMA_LINE);
-    win->off_hier_ar = add_region(win, &off, 2, win->ar_slot_size);
-    layout_segments(win, cfg, COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_RSAG, &off, &win->rsag_allreduce);
-    layout_segments(win, cfg, COLL_RDMA_REDUCE, COLL_RDMA_ALG_RSAG, &off, &win->rsag_reduce);
-    layout_segments(win, cfg, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_READ, &off, &win->read_allgather);
-    layout_segments(win, cfg, COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_READ, &off, &win->read_alltoall);
-    off = layout_block_regions(win, cfg, off);
-    win->off_hier_reduce = add_region(win, &off, COLL_RDMA_REDUCE_DEPTH, win->reduce_slot_size);
+    l->off_hier_ar = add_region(l, &off, 2, l->ar_slot_size);
+    layout_segments(l, cfg, COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_RSAG, &off, &l->rsag_allreduce);
+    layout_segments(l, cfg, COLL_RDMA_REDUCE, COLL_RDMA_ALG_RSAG, &off, &l->rsag_reduce);
+    layout_segments(l, cfg, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_READ, &off, &l->read_allgather);
+    layout_segments(l, cfg, COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_READ, &off, &l->read_alltoall);
+    off = layout_block_regions(l, cfg, off);
+    l->off_hier_reduce = add_region(l, &off, COLL_RDMA_REDUCE_DEPTH, l->reduce_slot_size);
     /* last: present only where this rank's communicator asked for staleness */
-    win->ssp_slots = cfg->allreduce_staleness > 0 ? 2 * cfg->allreduce_staleness + 2 : 0;
-    win->ssp_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_ssp_max_bytes);
-    win->off_ssp = win->ssp_slots > 0 ? add_region(win, &off, win->ssp_slots, win->ssp_slot_size)
+    l->ssp_slots = cfg->allreduce_staleness > 0 ? 2 * cfg->allreduce_staleness + 2 : 0;
+    l->ssp_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_ssp_max_bytes);
+    l->off_ssp = l->ssp_slots > 0 ? add_region(l, &off, l->ssp_slots, l->ssp_slot_size)
                                       : off;
-    win->size = off;
+    l->size = off;
     /* allreduce (n-way tail, Bruck's S0): two slot payloads */
-    if (win->scratch_size < 2 * (win->ar_slot_size - COLL_RDMA_SLOT_HEADER)) {
-        win->scratch_size = 2 * (win->ar_slot_size - COLL_RDMA_SLOT_HEADER);
+    if (l->scratch_size < 2 * (l->ar_slot_size - COLL_RDMA_SLOT_HEADER)) {
+        l->scratch_size = 2 * (l->ar_slot_size - COLL_RDMA_SLOT_HEADER);
     }
-    return win->nregions <= COLL_RDMA_MAX_REGIONS ? OMPI_SUCCESS : OMPI_ERROR;
+    return l->nregions <= COLL_RDMA_MAX_REGIONS ? OMPI_SUCCESS : OMPI_ERROR;
 }

@@ -6,10 +6,11 @@
  */
 #include "ompi_config.h"
 
-#include "coll_rdma.h"
-#include "coll_rdma_call.h"
-#include "coll_rdma_request.h"
+#include "coll_rdma_module.h"
+#include "coll_rdma_op.h"
 #include "coll_rdma_setup.h"
+#include "coll_rdma_stats.h"
+#include "coll_rdma_ucx.h"
 #include "coll_rdma_window.h"
 
 #include <stdlib.h>
@@ -47,12 +48,11 @@ static bool exchange_of(const mca_coll_rdma_module_t *m, coll_rdma_setup_exchang
 
 static coll_rdma_setup_args_t setup_args(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm)
 {
-    mca_coll_rdma_component_t *c = &mca_coll_rdma_component;
     coll_rdma_setup_args_t a = {.comm = comm, .cfg = &m->cfg_agreed,
                                 .fallback_wrong = m->fallback_wrong,
-                                .window_max_bytes = c->window_max_bytes,
-                                .poll_spins = c->poll_spins,
-                                .lazy_connect = 0 != c->lazy_connect};
+                                .window_max_bytes = m->params.window_max_bytes,
+                                .poll_spins = m->params.poll_spins,
+                                .lazy_connect = m->params.lazy_connect};
     return a;
 }
 
@@ -107,7 +107,7 @@ static void setup_start(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
 int coll_rdma_module_admit(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, bool now,
                            int *why)
 {
-    int setup_calls = mca_coll_rdma_component.window_setup_calls;
+    int setup_calls = m->params.window_setup_calls;
 
     *why = COLL_RDMA_WHY_WINDOW;
     switch (m->window_state) {
@@ -123,7 +123,7 @@ int coll_rdma_module_admit(mca_coll_rdma_module_t *m, struct ompi_communicator_t
     if (m->calls < (uint64_t) setup_calls && !now) {
         ++m->calls;
         if ((uint64_t) setup_calls - m->calls < COLL_RDMA_START_STEPS
-            && ompi_comm_size(comm) >= mca_coll_rdma_component.config.min_comm_size) {
+            && ompi_comm_size(comm) >= m->cfg_agreed.min_comm_size) {
             start_step();
         }
         if (m->calls == (uint64_t) setup_calls) {
@@ -157,9 +157,9 @@ int coll_rdma_module_setup_test(mca_coll_rdma_module_t *m)
         m->window = win;
         /* the instance before the first: what every window word holds */
         for (int c = 0; c < COLL_RDMA_NCOLLS; ++c) {
-            m->seq[c] = m->cfg_agreed.debug_seq_start - 1;
+            m->queue.seq[c] = m->cfg_agreed.debug_seq_start - 1;
         }
-        m->ssp_clock = m->cfg_agreed.debug_seq_start - 1;
+        m->queue.ssp_clock = m->cfg_agreed.debug_seq_start - 1;
     }
     __atomic_store_n(&m->window_state,
                      NULL != win ? COLL_RDMA_WINDOW_READY : COLL_RDMA_WINDOW_FAILED,
@@ -204,16 +204,12 @@ static void rdma_module_construct(mca_coll_rdma_module_t *m)
 static void rdma_module_destruct(mca_coll_rdma_module_t *m)
 {
     /* the process-wide statistics: this communicator's stale-synchronous calls by age */
-    for (int age = 0; age <= COLL_RDMA_STALENESS_MAX; ++age) {
-        if (m->ssp_ages[age] > 0) {
-            __atomic_fetch_add(&mca_coll_rdma_component.ssp_ages[age], m->ssp_ages[age],
-                               __ATOMIC_RELAXED);
-        }
-    }
+    coll_rdma_stats_ssp_ages(m->queue.ssp_ages);
     coll_rdma_setup_free(m->setup); /* a set-up in flight ends first */
     m->setup = NULL;
-    coll_rdma_request_module_gone(m);
-    coll_rdma_call_release(m);
+    if (NULL != m->teardown) {
+        m->teardown(m); /* what the layers above keep of it */
+    }
     coll_rdma_window_free(m->window);
     m->window = NULL;
 #define X_RELEASE(name)                                                                     \
@@ -227,22 +223,17 @@ static void rdma_module_destruct(mca_coll_rdma_module_t *m)
 OBJ_CLASS_INSTANCE(mca_coll_rdma_module_t, mca_coll_base_module_t, rdma_module_construct,
                    rdma_module_destruct);
 
-mca_coll_base_module_t *mca_coll_rdma_comm_query(struct ompi_communicator_t *comm, int *priority)
+mca_coll_rdma_module_t *coll_rdma_module_new(const coll_rdma_config_t *cfg,
+                                             const coll_rdma_module_params_t *params)
 {
-    mca_coll_rdma_component_t *c = &mca_coll_rdma_component;
-    mca_coll_rdma_module_t *m;
+    mca_coll_rdma_module_t *m = OBJ_NEW(mca_coll_rdma_module_t);
 
-    if (OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < 2 || c->priority < 0) {
-        return NULL;
-    }
-    m = OBJ_NEW(mca_coll_rdma_module_t);
     if (NULL == m) {
         return NULL;
     }
     m->super.coll_module_enable = rdma_module_enable;
-    m->cfg_agreed = mca_coll_rdma_component.config;
+    m->params = *params;
+    m->cfg_agreed = *cfg;
     m->cfg = &m->cfg_agreed;
-    coll_rdma_entry_install(m);
-    *priority = c->priority;
-    return &m->super;
+    return m;
 }

@@ -23,7 +23,8 @@
  */
 #include "ompi_config.h"
 
-#include "coll_rdma.h"
+#include "coll_rdma_op.h"
+#include "coll_rdma_config.h"
 
 #include <string.h>
 

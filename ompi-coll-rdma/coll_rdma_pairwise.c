@@ -6,7 +6,7 @@
  */
 #include "ompi_config.h"
 
-#include "coll_rdma_exec.h"
+#include "coll_rdma_plans.h"
 #include "coll_rdma_sched.h"
 
 int coll_rdma_allreduce_pairwise_group(coll_rdma_op_t *op, const coll_rdma_group_t *g,

@@ -5,7 +5,7 @@
  */
 #include "ompi_config.h"
 
-#include "coll_rdma_exec.h"
+#include "coll_rdma_plans.h"
 
 #include "ompi/datatype/ompi_datatype.h"
 

@@ -8,7 +8,7 @@
  */
 #include "ompi_config.h"
 
-#include "coll_rdma_exec.h"
+#include "coll_rdma_plans.h"
 
 int coll_rdma_bcast_read_plan(coll_rdma_op_t *op)
 {

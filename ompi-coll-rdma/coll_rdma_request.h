@@ -26,6 +26,7 @@ enum coll_rdma_request_mode {
 
 typedef struct coll_rdma_request {
     ompi_coll_base_nbc_request_t super;
+    mca_coll_rdma_module_t *module;
     coll_rdma_op_t op;
     bool persistent;
     /* nonblocking: kept with its program once freed (coll_rdma_request_keep) */
@@ -114,7 +115,36 @@ int coll_rdma_request_setup_progress(mca_coll_rdma_module_t *m);
 /** The module is being destroyed: stop progressing it, drop its kept requests. */
 void coll_rdma_request_module_gone(mca_coll_rdma_module_t *module);
 
+/** Mark a nonblocking or persistent request complete (its operation ended). */
+void coll_rdma_request_complete(coll_rdma_request_t *req);
+
 /** Component close: unregister the progress callback, release the pool. */
 void coll_rdma_request_fini(void);
+
+/* ---- for the early requests (coll_rdma_request_early.c), above the objects ---- */
+
+/* The request layer's lock (under MPI_THREAD_MULTIPLE; nothing otherwise):
+ * the progress list, the early requests' lists, the callback's registration. */
+void coll_rdma_request_lock(void);
+void coll_rdma_request_unlock(void);
+
+/** Register or unregister the progress callback as requests are active or not
+ * (from the application's context only, lock held). */
+void coll_rdma_request_callback_update(void);
+
+/** Put m in the callback's list of modules (lock held). */
+int coll_rdma_request_watch_module(mca_coll_rdma_module_t *m);
+
+/** n more (or fewer) requests and set-ups active. */
+void coll_rdma_request_active(int n);
+
+/** Mark req active and pending (and count it). */
+void coll_rdma_request_activate(coll_rdma_request_t *req);
+
+/** The executor's completion callback of a request's operation. */
+void coll_rdma_request_op_done(coll_rdma_op_t *op);
+
+/** Free a request (its req_free; an early one's drops what it holds first). */
+int coll_rdma_request_free(ompi_request_t **ompi_req);
 
 #endif /* COLL_RDMA_REQUEST_H */

@@ -5,7 +5,7 @@
  */
 #include "ompi_config.h"
 
-#include "coll_rdma_exec.h"
+#include "coll_rdma_plans.h"
 #include "coll_rdma_sched.h"
 #include "coll_rdma_window.h"
 

@@ -27,6 +27,10 @@
 #include "ompi_config.h"
 
 #include "coll_rdma_setup.h"
+#include "coll_rdma_agree.h"
+#include "coll_rdma_compat.h"
+#include "coll_rdma_op.h"
+#include "coll_rdma_topo.h"
 #include "coll_rdma_ucx.h"
 #include "coll_rdma_window.h"
 
@@ -34,200 +38,6 @@
 #include <string.h>
 
 #include "opal/runtime/opal_progress.h"
-
-/* ---- configuration agreement ------------------------------------------- */
-
-/* Parameters whose values every rank must share, with their MCA names. */
-#define CONFIG_FIELDS(X)                                     \
-    X(min_comm_size, min_comm_size)                          \
-    X(barrier_algorithm, alg[COLL_RDMA_BARRIER])             \
-    X(bcast_algorithm, alg[COLL_RDMA_BCAST])                 \
-    X(allreduce_algorithm, alg[COLL_RDMA_ALLREDUCE])         \
-    X(barrier_nway_n, barrier_nway_n)                        \
-    X(bcast_radix, bcast_radix)                              \
-    X(bcast_slots, bcast_slots)                              \
-    X(bcast_segment_bytes, bcast_segment_bytes)              \
-    X(bcast_max_bytes, bcast_max_bytes)                      \
-    X(allreduce_ktree_degree, allreduce_ktree_degree)        \
-    X(allreduce_max_bytes, allreduce_max_bytes)              \
-    X(allreduce_read_max_bytes, allreduce_read_max_bytes)    \
-    X(allreduce_nway_n, allreduce_nway_n)                    \
-    X(allreduce_bruck_n, allreduce_bruck_n)                  \
-    X(allreduce_short_max_bytes, allreduce_short_max_bytes)  \
-    X(allreduce_ring_max_ranks, allreduce_ring_max_ranks)    \
-    X(allreduce_ring_segment_bytes, allreduce_ring_segment_bytes) \
-    X(allreduce_ring_slots, allreduce_ring_slots)            \
-    X(allreduce_rsag_segment_bytes, allreduce_rsag_segment_bytes) \
-    X(allreduce_ssp_max_bytes, allreduce_ssp_max_bytes)     \
-    X(allgather_algorithm, alg[COLL_RDMA_ALLGATHER])         \
-    X(allgather_max_bytes, allgather_max_bytes)              \
-    X(alltoall_algorithm, alg[COLL_RDMA_ALLTOALL])           \
-    X(alltoall_max_bytes, alltoall_max_bytes)                \
-    X(reduce_algorithm, alg[COLL_RDMA_REDUCE])               \
-    X(reduce_radix, reduce_radix)                            \
-    X(reduce_max_bytes, reduce_max_bytes)                    \
-    X(debug_seq_start, debug_seq_start)                      \
-    X(debug_node_ranks, debug_node_ranks)                    \
-    X(auto_emulated, auto_emulated)                          \
-    X(tuning_file, rules_hash)
-
-#define X_COUNT(name, field) +1
-enum { NCONFIG = 0 CONFIG_FIELDS(X_COUNT) };
-
-typedef struct setup_header {
-    int64_t ok;           /* window allocated and UCX up on this rank */
-    int64_t staleness;    /* this rank's coll_rdma_allreduce_staleness (-1: not a valid one) */
-    int64_t blob_bytes;   /* size of this rank's exchange blob */
-    int64_t config[NCONFIG];
-    /* this process's op self-test: where Open MPI's own reduction is wrong
-     * (coll_rdma_op_fallback_wrong), ORed over the ranks */
-    uint64_t wrong[OMPI_OP_BASE_FORTRAN_OP_MAX];
-} setup_header_t;
-
-static void config_pack(const coll_rdma_config_t *cfg, int64_t *out)
-{
-    int i = 0;
-#define X_PACK(name, field) out[i++] = (int64_t) cfg->field;
-    CONFIG_FIELDS(X_PACK)
-#undef X_PACK
-}
-
-static const char *const config_names[NCONFIG] = {
-#define X_NAME(name, field) "coll_rdma_" #name,
-    CONFIG_FIELDS(X_NAME)
-#undef X_NAME
-};
-
-/* ---- bounded staleness: the communicator's info key ------------------------- */
-
-/*
- * The staleness this rank's communicator asks for: the info key's value, an
- * integer in [0, COLL_RDMA_STALENESS_MAX]; -1 for any other value.  Read at
- * set-up, from MPI_Comm_dup_with_info or an MPI_Comm_set_info before it; a
- * later MPI_Comm_set_info cannot change a laid-out window (the MPI_T variable
- * coll_rdma_allreduce_staleness says what is in force).  Not subscribed to:
- * Open MPI 4.1 truncates the keys of its subscribers to 27 characters.
- */
-static int64_t staleness_asked(struct ompi_communicator_t *comm)
-{
-    char value[32], *end;
-    long s;
-
-    if (!coll_rdma_info_get(comm->super.s_info, COLL_RDMA_STALENESS_KEY, value, sizeof(value))) {
-        return 0;
-    }
-    s = strtol(value, &end, 10);
-    return end == value || '\0' != *end || s < 0 || s > COLL_RDMA_STALENESS_MAX ? -1 : s;
-}
-
-/*
- * The staleness every rank uses: what they all asked for, or 0 (exact), with
- * a warning by rank 0 where one asked for an invalid value or ranks differ.
- */
-static int staleness_agree(const setup_header_t *headers, int size, int rank)
-{
-    for (int i = 0; i < size; ++i) {
-        if (headers[i].staleness < 0 || headers[i].staleness != headers[0].staleness) {
-            if (0 == rank && headers[i].staleness < 0) {
-                coll_rdma_output("warning: %s at rank %d is not an integer from 0 to %d; "
-                                 "MPI_Allreduce stays exact on this communicator",
-                                 COLL_RDMA_STALENESS_KEY, i, COLL_RDMA_STALENESS_MAX);
-            } else if (0 == rank) {
-                coll_rdma_output("warning: %s differs between ranks (%lld at rank 0, %lld at "
-                                 "rank %d); MPI_Allreduce stays exact on this communicator",
-                                 COLL_RDMA_STALENESS_KEY, (long long) headers[0].staleness,
-                                 (long long) headers[i].staleness, i);
-            }
-            return 0;
-        }
-    }
-    return (int) headers[0].staleness;
-}
-
-/* Whether every rank reported the same configuration and ok; warns once
- * about a configuration that differs (whatever the oks). */
-static bool headers_agree(const setup_header_t *headers, int size, int rank)
-{
-    for (int i = 0; i < size; ++i) {
-        for (int f = 0; f < NCONFIG; ++f) {
-            if (headers[i].config[f] != headers[0].config[f]) {
-                if (0 == rank && 0 == strcmp(config_names[f], "coll_rdma_tuning_file")) {
-                    coll_rdma_output("warning: the rules of coll_rdma_tuning_file differ between "
-                                     "ranks (hash %016llx at rank 0, %016llx at rank %d; 0: no "
-                                     "rules, the file unnamed, unreadable or malformed); coll/rdma "
-                                     "falls back on this communicator",
-                                     (unsigned long long) headers[0].config[f],
-                                     (unsigned long long) headers[i].config[f], i);
-                } else if (0 == rank) {
-                    coll_rdma_output("warning: %s differs between ranks (%lld at rank 0, %lld "
-                                     "at rank %d); coll/rdma falls back on this communicator",
-                                     config_names[f], (long long) headers[0].config[f],
-                                     (long long) headers[i].config[f], i);
-                }
-                return false;
-            }
-        }
-    }
-    for (int i = 0; i < size; ++i) {
-        if (!headers[i].ok) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* What each rank says after attaching: ok (bit 0: connected; bit 1: maps
- * every peer's window; bit 2: UCX emulates its puts to some peer), and for
- * the node map its leader (the lowest rank whose window it maps, itself
- * included) and the hash of the ranks it maps. */
-typedef struct attached {
-    int64_t ok;
-    int64_t leader;
-    uint64_t map_hash;
-} attached_t;
-
-/* The node of rank i as coll_rdma_debug_node_ranks = k splits them (0: one). */
-static int debug_node(int k, int i)
-{
-    return k > 0 ? i / k : k < 0 ? i % -k : 0;
-}
-
-static void attached(const coll_rdma_window_t *win, int debug_node_ranks, bool connected,
-                     attached_t *a)
-{
-    bool *mapped = calloc(win->comm_size, sizeof(bool));
-    int node = debug_node(debug_node_ranks, win->rank);
-
-    a->ok = connected ? 1 : 0;
-    a->ok |= connected && 0 == win->nremote ? 2 : 0;
-    a->ok |= connected && win->nemulated > 0 ? 4 : 0;
-    a->leader = win->rank;
-    a->map_hash = 0;
-    if (NULL == mapped) {
-        a->leader = -1; /* no node map anywhere */
-        return;
-    }
-    for (int i = 0; connected && i < win->comm_size; ++i) {
-        mapped[i] = i == win->rank
-                    || (NULL != win->peers[i].direct && node == debug_node(debug_node_ranks, i));
-        a->leader = mapped[i] && i < a->leader ? i : a->leader;
-    }
-    a->map_hash = coll_rdma_window_map_hash(mapped, win->comm_size);
-    free(mapped);
-}
-
-/* The node map from what every rank said (the same on every rank); leader_of
- * and hash: comm_size entries to unpack it into. */
-static void nodes(coll_rdma_window_t *win, const attached_t *all, int64_t *leader_of,
-                  uint64_t *hash)
-{
-    for (int i = 0; i < win->comm_size; ++i) {
-        leader_of[i] = all[i].leader;
-        hash[i] = all[i].map_hash;
-    }
-    coll_rdma_window_set_nodes(win, leader_of, hash);
-}
-
 
 /* Bytes of the address (window base, packed rkey, worker address) a record
  * carries: 160 over shared memory and TCP here, a few hundred over
@@ -238,7 +48,7 @@ static void nodes(coll_rdma_window_t *win, const attached_t *all, int64_t *leade
 
 /* What every rank brings: its header and its address. */
 typedef struct record {
-    setup_header_t header;
+    coll_rdma_header_t header;
     char address[ADDRESS_MAX];
 } record_t;
 
@@ -256,7 +66,7 @@ struct coll_rdma_setup {
     int *displs;
     char *blobs;                 /* every rank's address, packed */
     size_t total;                /* their bytes */
-    attached_t ok, *oks;
+    coll_rdma_attached_t ok, *oks;
     int64_t *leader_of;
     uint64_t *map_hash;
     bool agreed;
@@ -306,12 +116,12 @@ static int start(ompi_request_t **req)
 static void local_part(coll_rdma_setup_t *s)
 {
     coll_rdma_config_t *cfg = s->a.cfg;
-    setup_header_t *h = &s->mine.header;
+    coll_rdma_header_t *h = &s->mine.header;
     int rc;
 
     /* the window holds the ring this rank's communicator asked for (laid out
      * last: the other regions lie alike whatever ranks asked) */
-    h->staleness = staleness_asked(s->a.comm);
+    h->staleness = coll_rdma_agree_staleness_asked(s->a.comm);
     cfg->allreduce_staleness = h->staleness > 0 ? (int) h->staleness : 0;
     if (s->size >= cfg->min_comm_size) {
         /* what the warm-up calls left of the process's start */
@@ -334,7 +144,7 @@ static void local_part(coll_rdma_setup_t *s)
             coll_rdma_window_pack(s->win, s->mine.address);
         }
     }
-    config_pack(cfg, h->config);
+    coll_rdma_agree_config(cfg, h->config);
 }
 
 coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a)
@@ -352,7 +162,7 @@ coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a)
     s->gather_records = s->gather_attached = MPI_REQUEST_NULL;
     s->records = malloc(size * sizeof(*s->records));
     s->displs = calloc(size, sizeof(int));
-    s->oks = calloc(size, sizeof(attached_t));
+    s->oks = calloc(size, sizeof(coll_rdma_attached_t));
     s->leader_of = calloc(size, sizeof(int64_t));
     s->map_hash = calloc(size, sizeof(uint64_t));
     if (NULL == s->records || NULL == s->displs || NULL == s->oks || NULL == s->leader_of
@@ -379,7 +189,7 @@ int coll_rdma_setup_begin(coll_rdma_setup_t *s)
 {
     int rc;
 
-    if (staleness_asked(s->a.comm) != s->mine.header.staleness) {
+    if (coll_rdma_agree_staleness_asked(s->a.comm) != s->mine.header.staleness) {
         /* the info key changed since the window was laid out: again */
         coll_rdma_window_free(s->win);
         s->win = NULL;
@@ -408,7 +218,7 @@ int coll_rdma_setup_begin(coll_rdma_setup_t *s)
  * (*more false: no window anywhere, nothing more to exchange). */
 static int after_records(coll_rdma_setup_t *s, bool *more)
 {
-    setup_header_t *headers = malloc(s->size * sizeof(*headers));
+    coll_rdma_header_t *headers = malloc(s->size * sizeof(*headers));
     int rc;
 
     *more = false;
@@ -424,11 +234,11 @@ static int after_records(coll_rdma_setup_t *s, bool *more)
                              s->a.comm->c_name);
         }
     }
-    if (!headers_agree(headers, s->size, s->rank)) {
+    if (!coll_rdma_agree_headers(headers, s->size, s->rank)) {
         free(headers);
         return OMPI_SUCCESS;
     }
-    s->a.cfg->allreduce_staleness = staleness_agree(headers, s->size, s->rank);
+    s->a.cfg->allreduce_staleness = coll_rdma_agree_staleness(headers, s->size, s->rank);
     /* Where the fallback is wrong on any rank, its result is wrong: every
      * rank serves such calls, and decides alike from the same union. */
     for (int i = 0; i < s->size; ++i) {
@@ -452,7 +262,7 @@ static int after_records(coll_rdma_setup_t *s, bool *more)
     free(s->records);
     s->records = NULL;
     rc = coll_rdma_window_attach(s->win, s->a.comm, &s->blobs, &s->displs, s->a.lazy_connect);
-    attached(s->win, s->a.cfg->debug_node_ranks, OMPI_SUCCESS == rc, &s->ok);
+    coll_rdma_agree_attached(s->win, s->a.cfg->debug_node_ranks, OMPI_SUCCESS == rc, &s->ok);
     /* a peer that failed to connect must not be written to by others */
     *more = true;
     return start(&s->gather_attached);
@@ -478,7 +288,7 @@ static void after_attached(coll_rdma_setup_t *s)
         win->emulated = win->emulated || (s->oks[i].ok & 4);
     }
     if (s->agreed) {
-        nodes(win, s->oks, s->leader_of, s->map_hash);
+        coll_rdma_agree_nodes(win, s->oks, s->leader_of, s->map_hash);
     }
 }
 

@@ -11,7 +11,11 @@
 #ifndef COLL_RDMA_SETUP_H
 #define COLL_RDMA_SETUP_H
 
-#include "coll_rdma.h"
+#include "coll_rdma_config.h"
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/mca/coll/coll.h"
+#include "ompi/mca/op/op.h"
 
 #include "ompi/request/request.h"
 

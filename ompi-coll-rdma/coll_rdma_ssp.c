@@ -12,7 +12,7 @@
  */
 #include "ompi_config.h"
 
-#include "coll_rdma_exec.h"
+#include "coll_rdma_plans.h"
 
 /*
  * The call's shape: contributions of another shape (an earlier call with

@@ -5,7 +5,11 @@
 
 #include "coll_rdma_stats.h"
 
+#include <stdio.h>
+
 #include "ompi/runtime/mpiruntime.h"
+
+static coll_rdma_counters_t counters;
 
 /* Threads may run collectives on distinct communicators at once. */
 static inline void stat_add(uint64_t *counter, uint64_t n)
@@ -23,9 +27,14 @@ static inline void stat_push(coll_rdma_stats_t *l, uint64_t *counter, uint64_t i
     l->inc[l->n++] = inc;
 }
 
+const coll_rdma_counters_t *coll_rdma_stats_counters(void)
+{
+    return &counters;
+}
+
 void coll_rdma_stats_fallback(int kind, int coll, int why)
 {
-    stat_add(&mca_coll_rdma_component.fallback_calls[kind][coll][why], 1);
+    stat_add(&counters.fallback_calls[kind][coll][why], 1);
 }
 
 void coll_rdma_stats_apply(const coll_rdma_stats_t *l)
@@ -35,20 +44,97 @@ void coll_rdma_stats_apply(const coll_rdma_stats_t *l)
     }
 }
 
-void coll_rdma_stats_served(coll_rdma_stats_t *l, const coll_rdma_call_t *c, int kind, int alg,
-                            size_t moved)
+void coll_rdma_stats_served(coll_rdma_stats_t *l, int kind, int coll, int alg, size_t moved,
+                            bool rescued, int asked)
 {
-    mca_coll_rdma_component_t *cc = &mca_coll_rdma_component;
-
     l->n = 0;
-    stat_push(l, &cc->served_calls[kind][c->coll][alg], 1);
-    stat_push(l, &cc->served_bytes[kind][c->coll][alg], moved);
-    if (c->rescued) {
-        stat_push(l, &cc->wrong_fallback_calls[c->coll], 1);
+    stat_push(l, &counters.served_calls[kind][coll][alg], 1);
+    stat_push(l, &counters.served_bytes[kind][coll][alg], moved);
+    if (rescued) {
+        stat_push(l, &counters.wrong_fallback_calls[coll], 1);
     }
-    if (COLL_RDMA_ALLREDUCE == c->coll && COLL_RDMA_ALG_BRUCK == alg
-        && COLL_RDMA_ALG_NWAY == cc->config.alg[COLL_RDMA_ALLREDUCE]) {
+    if (COLL_RDMA_ALLREDUCE == coll && COLL_RDMA_ALG_BRUCK == alg && COLL_RDMA_ALG_NWAY == asked) {
         /* forced nway on a (n, P) without a plan: Bruck served it */
-        stat_push(l, &cc->allreduce_nway_not_adaptable, 1);
+        stat_push(l, &counters.allreduce_nway_not_adaptable, 1);
+    }
+}
+
+void coll_rdma_stats_ssp_ages(const uint64_t *ages)
+{
+    for (int age = 0; age <= COLL_RDMA_STALENESS_MAX; ++age) {
+        if (ages[age] > 0) {
+            __atomic_fetch_add(&counters.ssp_ages[age], ages[age], __ATOMIC_RELAXED);
+        }
+    }
+}
+
+/* Stale-synchronous allreduce calls by age, where there were any. */
+static void print_ages(const uint64_t *ages)
+{
+    char line[512];
+    uint64_t calls = 0, stale = 0;
+    int len = 0;
+
+    for (int age = 0; age <= COLL_RDMA_STALENESS_MAX; ++age) {
+        calls += ages[age];
+        stale += age > 0 ? ages[age] : 0;
+        if (ages[age] > 0 && len < (int) sizeof(line) - 32) {
+            len += snprintf(line + len, sizeof(line) - len, " %d=%llu", age,
+                            (unsigned long long) ages[age]);
+        }
+    }
+    if (calls > 0) {
+        coll_rdma_output("allreduce ssp_age: calls=%llu stale=%llu by age:%s",
+                         (unsigned long long) calls, (unsigned long long) stale, line);
+    }
+}
+
+void coll_rdma_stats_print(const char *const *coll_names, const char *const *alg_names,
+                           const char *const *reason_names)
+{
+    const coll_rdma_counters_t *c = &counters;
+
+    for (int kind = 0; kind < COLL_RDMA_NKINDS; ++kind) {
+        for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
+            uint64_t fallbacks = 0;
+            char reasons[256], name[32];
+            int len = 0;
+
+            /* barrier, ibarrier, barrier_init: MPI's names */
+            snprintf(name, sizeof(name), "%s%s%s", COLL_RDMA_KIND_NONBLOCKING == kind ? "i" : "",
+                     coll_names[coll], COLL_RDMA_KIND_PERSISTENT == kind ? "_init" : "");
+            for (int alg = COLL_RDMA_ALG_NWAY; alg < COLL_RDMA_NALGS; ++alg) {
+                if (c->served_calls[kind][coll][alg] > 0) {
+                    coll_rdma_output("%s %s: calls=%llu bytes=%llu", name, alg_names[alg],
+                                     (unsigned long long) c->served_calls[kind][coll][alg],
+                                     (unsigned long long) c->served_bytes[kind][coll][alg]);
+                }
+            }
+            for (int why = 0; why < COLL_RDMA_NREASONS; ++why) {
+                fallbacks += c->fallback_calls[kind][coll][why];
+                len += snprintf(reasons + len, sizeof(reasons) - len, " %s=%llu",
+                                reason_names[why],
+                                (unsigned long long) c->fallback_calls[kind][coll][why]);
+            }
+            if (fallbacks > 0) {
+                coll_rdma_output("%s fallback: calls=%llu%s", name,
+                                 (unsigned long long) fallbacks, reasons);
+            }
+        }
+    }
+    for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
+        if (c->wrong_fallback_calls[coll] > 0) {
+            /* also counted above under their algorithm */
+            coll_rdma_output("%s wrong_fallback: calls=%llu (served beyond the thresholds: "
+                             "Open MPI's own reduction of their op and type is wrong here)",
+                             coll_names[coll],
+                             (unsigned long long) c->wrong_fallback_calls[coll]);
+        }
+    }
+    print_ages(c->ssp_ages);
+    if (c->allreduce_nway_not_adaptable > 0) {
+        /* also counted above as "allreduce bruck" */
+        coll_rdma_output("allreduce nway_not_adaptable: calls=%llu (served by bruck)",
+                         (unsigned long long) c->allreduce_nway_not_adaptable);
     }
 }

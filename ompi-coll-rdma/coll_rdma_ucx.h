@@ -1,7 +1,8 @@
 /*
- * coll/rdma transport: one UCP context and worker per process (created at
- * the first window), endpoints cached per peer process, windows allocated
- * by UCX so that puts are truly one-sided (DESIGN.md section 3).
+ * coll/rdma transport, the seam under the window (coll_rdma_ucx.c):
+ * endpoints cached per peer process, windows allocated by UCX so that puts
+ * are truly one-sided (DESIGN.md section 3), puts, gets, flushes.  Above
+ * the process's start (coll_rdma_ucx_start.h).
  */
 #ifndef COLL_RDMA_UCX_H
 #define COLL_RDMA_UCX_H
@@ -13,73 +14,9 @@
 #include <ucp/api/ucp.h>
 #include <ucs/config/global_opts.h>
 
+#include "coll_rdma_ucx_start.h"
+
 #include "ompi/proc/proc.h"
-
-/*
- * Every UCX function coll/rdma calls.  The component does not link UCX:
- * coll_rdma_ucx_init() or its first step loads libucp with dlopen and
- * fills coll_rdma_ucx_fns.  Linked, UCX's libraries were loaded,
- * relocated and initialized with the component, inside every MPI_Init (and
- * ompi_info), whether a window was ever set up or not: dlopen of the
- * component took 2.4 to 7 ms on the 2-core VM, 0.13 ms without them, and
- * MPI_Init at 2 ranks took 4.0 ms longer than with --mca coll ^rdma, now
- * 0.1 ms less (medians of 41 paired runs, bench/setup_cost.sh).  Call them as UCX_CALL(name)(args), only after
- * coll_rdma_ucx_init() succeeded.
- */
-#define COLL_RDMA_UCX_FUNCTIONS(X)                                                        \
-    X(ucp_config_read) X(ucp_config_modify) X(ucp_config_release) X(ucp_init_version)     \
-    X(ucp_cleanup) X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_get_address)   \
-    X(ucp_worker_release_address) X(ucp_worker_progress) X(ucp_worker_fence)              \
-    X(ucp_worker_flush_nbx) X(ucp_ep_create) X(ucp_ep_close_nbx) X(ucp_ep_rkey_unpack)    \
-    X(ucp_rkey_ptr) X(ucp_rkey_pack) X(ucp_rkey_destroy) X(ucp_rkey_buffer_release)       \
-    X(ucp_mem_map) X(ucp_mem_unmap) X(ucp_mem_query) X(ucp_put_nbi) X(ucp_get_nbi)        \
-    X(ucp_request_check_status) X(ucp_request_free) X(ucs_status_string)                  \
-    X(ucs_global_opts_set_value) X(ucp_ep_print_info)
-
-/** UCX's functions, resolved by coll_rdma_ucx_init(). */
-typedef struct coll_rdma_ucx_fns {
-#define COLL_RDMA_UCX_FN_POINTER(name) __typeof__(&name) name;
-    COLL_RDMA_UCX_FUNCTIONS(COLL_RDMA_UCX_FN_POINTER)
-#undef COLL_RDMA_UCX_FN_POINTER
-} coll_rdma_ucx_fns_t;
-
-extern coll_rdma_ucx_fns_t coll_rdma_ucx_fns;
-
-#define UCX_CALL(name) (coll_rdma_ucx_fns.name)
-
-/**
- * Serialize set-up and tear-down calls into UCX (context, endpoints, memory
- * registration, rkeys) between threads under MPI_THREAD_MULTIPLE; no-ops
- * otherwise.  The data path needs no lock: stores on the direct path, and a
- * worker created thread-safe for puts.  Never held across MPI calls.
- */
-void coll_rdma_ucx_lock(void);
-void coll_rdma_ucx_unlock(void);
-
-/**
- * Create the UCP context and worker once per process: the steps of
- * coll_rdma_ucx_start_step() that remain.  Idempotent; a failure is
- * remembered and returned again without retrying.  Returns OMPI_SUCCESS or
- * OMPI_ERR_NOT_AVAILABLE (reason printed at coll_rdma_verbose >= 1).  Call
- * with the UCX lock held.
- */
-int coll_rdma_ucx_init(void);
-
-/**
- * Take the next step of this process's UCX start, if one remains: load
- * libucp (about 1 ms at first), create the context (1 ms), create the worker
- * (0.5-1 ms), so that the warm-up calls before a first window set-up can
- * share the cost instead of one call paying for all of it.  Returns false,
- * doing nothing, once the start is over (succeeded or failed; see
- * coll_rdma_ucx_init()).  Call with the UCX lock held.
- */
-bool coll_rdma_ucx_start_step(void);
-
-/** How many steps coll_rdma_ucx_start_step() takes at most. */
-#define COLL_RDMA_UCX_START_STEPS 4
-
-/** Close endpoints, worker and context (component close). */
-void coll_rdma_ucx_fini(void);
 
 /* ---- the seam under the window ----------------------------------------------
  * What coll_rdma_window.c asks of the network, and all it asks: memory,

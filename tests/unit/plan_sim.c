@@ -160,7 +160,7 @@ static void node_map(sim_t *S, const int *node_of)
         for (int t = q - 1; t >= 0; --t) {
             leader_of[q] = S->r[q].direct[t] ? t : leader_of[q];
         }
-        hash[q] = coll_rdma_window_map_hash(S->r[q].direct, P);
+        hash[q] = coll_rdma_topo_map_hash(S->r[q].direct, P);
     }
     for (int q = 0; q < P; ++q) {
         S->r[q].win.leaders = xcalloc(S, P, sizeof(int));
@@ -168,7 +168,7 @@ static void node_map(sim_t *S, const int *node_of)
         S->r[q].win.node_of = xcalloc(S, P, sizeof(int));
         S->r[q].win.node_order = xcalloc(S, P, sizeof(int));
         S->r[q].win.node_pos = xcalloc(S, P, sizeof(int));
-        coll_rdma_window_set_nodes(&S->r[q].win, leader_of, hash);
+        coll_rdma_topo_set_nodes(&S->r[q].win, leader_of, hash);
     }
     free(leader_of);
     free(hash);

@@ -8,7 +8,7 @@
 #ifndef PLAN_SIM_H
 #define PLAN_SIM_H
 
-#include "coll_rdma_exec.h"
+#include "coll_rdma_plans.h"
 
 #include <stdbool.h>
 #include <stddef.h>

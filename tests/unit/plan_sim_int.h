@@ -18,7 +18,8 @@
 #include "plan_sim.h"
 
 #include "coll_rdma_sched.h"
-#include "coll_rdma_window.h"
+#include "coll_rdma_topo.h"
+#include "coll_rdma_window_protocol.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

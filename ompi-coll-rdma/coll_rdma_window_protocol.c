@@ -1,0 +1,154 @@
+/*
+ * coll/rdma window, its arrival protocol: puts with their sequence words,
+ * polling, the credit reads and publishes of bcast and reduce, flushes, and
+ * UCX progress where puts are emulated (see coll_rdma_window.h; memory and
+ * peers are coll_rdma_window.c).
+ */
+#include "ompi_config.h"
+
+#include "coll_rdma_window_protocol.h"
+
+#include "opal/runtime/opal_progress.h"
+
+/*
+ * From the first call served over puts on (its first put or wait), let
+ * opal_progress() progress UCX too: emulated puts land only where their
+ * target progresses, also after the call returned.  Not before, so that
+ * calls handed on never pay for it.
+ */
+static inline void want_progress(coll_rdma_window_t *win)
+{
+    if (OPAL_UNLIKELY(!win->progress_wanted)) {
+        coll_rdma_ucx_want_progress();
+        win->progress_wanted = true;
+    }
+}
+
+int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const void *src,
+                         size_t bytes, uint64_t seq)
+{
+    bool in_flight;
+    int rc;
+
+    want_progress(win);
+    rc = coll_rdma_window_reach(win, peer);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    win->seq_src = seq;
+    rc = coll_rdma_ucx_put_signal(&win->peers[peer].remote, off + COLL_RDMA_SLOT_HEADER, src,
+                                  bytes, off, &win->seq_src, &in_flight);
+    win->dirty = win->dirty || in_flight;
+    win->unordered = true;
+    return rc;
+}
+
+void coll_rdma_window_started(coll_rdma_window_t *win)
+{
+    if (win->nremote > 0) {
+        want_progress(win);
+    }
+}
+
+void coll_rdma_window_idle(coll_rdma_window_t *win, int *spins)
+{
+    if (win->nremote > 0) {
+        /* emulated RMA needs the target to progress */
+        want_progress(win);
+        coll_rdma_ucx_progress();
+    }
+    if (--*spins <= 0) {
+        opal_progress();
+        *spins = win->poll_spins;
+    }
+}
+void coll_rdma_window_poll(coll_rdma_window_t *win, const char *word, uint64_t seq, int *spins)
+{
+    if (NULL != word && 0 == win->nremote) {
+        for (; *spins > 1; --*spins) {
+            if (coll_rdma_seq_reached(coll_rdma_load_word(word), seq)) {
+                return;
+            }
+        }
+    }
+    coll_rdma_window_idle(win, spins);
+}
+
+/*
+ * The put path's read of a peer's word without waiting: a get into
+ * win->fetched, then a flush tested on later calls; *value is updated once
+ * it completed.  One at a time per window (one operation runs at a time).
+ */
+static int fetch_word(coll_rdma_window_t *win, int peer, size_t off, uint64_t *value)
+{
+    bool done;
+    int rc;
+
+    if (!win->fetching) {
+        if (OMPI_SUCCESS != coll_rdma_window_reach(win, peer)
+            || OMPI_SUCCESS != coll_rdma_ucx_get(&win->peers[peer].remote, off, &win->fetched, sizeof(win->fetched))) {
+            return OMPI_ERROR;
+        }
+        win->fetching = true;
+    }
+    rc = coll_rdma_ucx_flush_test(&win->fetch_request, &done);
+    if (OMPI_SUCCESS == rc && done) {
+        win->fetching = false;
+        *value = win->fetched;
+    }
+    return rc;
+}
+
+int coll_rdma_window_credit_test(coll_rdma_window_t *win, int kind, int peer, uint64_t seq,
+                                 bool *granted)
+{
+    uint64_t need, *credit;
+    size_t off;
+    int rc = OMPI_SUCCESS;
+
+    if (COLL_RDMA_CREDIT_BCAST == kind) {
+        need = seq - (uint64_t) win->bcast_slots;
+        credit = &win->credit[peer];
+        off = win->off_consumed;
+    } else {
+        need = seq - COLL_RDMA_REDUCE_DEPTH;
+        credit = &win->reduce_credit[peer];
+        off = win->off_reduce_consumed;
+    }
+    if (!coll_rdma_seq_reached(*credit, need)) {
+        if (NULL != win->peers[peer].direct) {
+            *credit = coll_rdma_load_word(win->peers[peer].direct + off);
+        } else {
+            rc = fetch_word(win, peer, off, credit);
+        }
+    }
+    *granted = coll_rdma_seq_reached(*credit, need);
+    return rc;
+}
+
+void coll_rdma_window_publish(coll_rdma_window_t *win, int kind, uint64_t seq)
+{
+    size_t off = COLL_RDMA_CREDIT_BCAST == kind ? win->off_consumed : win->off_reduce_consumed;
+
+    __atomic_store_n((uint64_t *) (win->base + off), seq, __ATOMIC_RELEASE);
+}
+
+int coll_rdma_window_flush_test(coll_rdma_window_t *win, void **request, bool *done)
+{
+    int rc;
+
+    if (!win->dirty && NULL == *request) {
+        /* every source was copied (local completion): no round trip to wait
+         * for, only the order of what comes next (words written by two
+         * calls in turn must end with the later value) */
+        *done = true;
+        rc = win->unordered ? coll_rdma_ucx_fence() : OMPI_SUCCESS;
+        win->unordered = false;
+        return rc;
+    }
+    win->dirty = false; /* what is issued from now on needs a flush of its own */
+    win->unordered = false; /* a flush orders as a fence does */
+    rc = coll_rdma_ucx_flush_test(request, done);
+    return rc;
+}
+

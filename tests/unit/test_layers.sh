@@ -1,0 +1,82 @@
+#!/bin/bash
+# The component's layering (docs/design.md, "Layers"), checked over the
+# #include lines of ompi-coll-rdma/: a room (a .c and the .h of the same
+# name; coll_rdma.h is the component's) may include the header of a room on
+# a lower floor, and its own, never one on its floor or above.  A room that
+# is not in the table below fails too (every new file gets a floor), and so
+# does a room below the component that names the component's global
+# (mca_coll_rdma_component: what lower layers need comes as arguments).
+#
+# Usage: tests/unit/test_layers.sh [SRCDIR]   (default: the repository)
+set -u
+src=${1:-${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}}/ompi-coll-rdma
+
+declare -A floor=(
+    # ground: the Open MPI version's glue, the configuration and its names
+    [compat]=0 [config]=0
+    # on it, every layer may use them: programs, datatypes, tuning rules,
+    # schedules, statistics, reductions
+    [prog]=1 [dtype]=1 [rules]=1 [sched]=1 [stats]=1 [op]=1
+    # transport: the process's start, then the seam under the window
+    [ucx_start]=1 [ucx]=2
+    # window: its layout (pure), its memory and peers, its arrival protocol
+    [layout]=2 [window]=3 [window_protocol]=4
+    # the node map; the decision (pure: configuration, sizes, types)
+    [topo]=4 [decision]=3
+    # operations and their interpreter; the queue that orders and drives them
+    [exec]=5 [queue]=6
+    # the window's set-up: what ranks say and agree on, then the set-up itself
+    [agree]=5 [setup]=6
+    # the algorithm families: the plans' dispatch, the flat families, then
+    # the two-level family that composes them
+    [plans]=7 [nway]=8 [bruck]=8 [knomial]=8 [pairwise]=8 [ring]=8 [direct]=8 [read]=8
+    [ssp]=8 [hier]=9
+    # one communicator: its previous functions, its warm-up and set-up, its queue
+    [module]=7
+    # calls (decision and preparation, standing operations), requests (then
+    # the early ones above them), the entry points, the component
+    [call]=10 [request]=11 [request_early]=12 [entry]=13 [component]=14
+)
+
+fail=0
+room_of() { # coll_rdma_X.{c,h} -> X; coll_rdma.h -> component
+    local b
+    b=$(basename "$1")
+    b=${b%.[ch]}
+    [ "$b" = coll_rdma ] && { echo component; return; }
+    echo "${b#coll_rdma_}"
+}
+
+nfiles=0
+for f in "$src"/coll_rdma*.[ch]; do
+    nfiles=$((nfiles + 1))
+    room=$(room_of "$f")
+    if [ -z "${floor[$room]+x}" ]; then
+        echo "FAIL $(basename "$f"): room '$room' has no floor in tests/unit/test_layers.sh"
+        fail=1
+        continue
+    fi
+    while read -r inc; do
+        other=$(room_of "$inc")
+        [ "$other" = "$room" ] && continue
+        if [ -z "${floor[$other]+x}" ]; then
+            echo "FAIL $(basename "$f") includes $inc: room '$other' has no floor"
+            fail=1
+        elif [ "${floor[$other]}" -ge "${floor[$room]}" ]; then
+            echo "FAIL $(basename "$f") (floor ${floor[$room]}, $room) includes $inc (floor ${floor[$other]}, $other): a header of a room not below it"
+            fail=1
+        fi
+    done < <(sed -n 's/^#[[:space:]]*include[[:space:]]*"\(coll_rdma[a-z_]*\.h\)".*/\1/p' "$f")
+    if [ "$room" != component ] && grep -q 'mca_coll_rdma_component\b' "$f"; then
+        echo "FAIL $(basename "$f") ($room) names mca_coll_rdma_component: only the component reads its global"
+        fail=1
+    fi
+done
+if [ "$nfiles" -eq 0 ]; then
+    echo "FAIL no sources under $src"
+    exit 1
+fi
+if [ "$fail" -eq 0 ]; then
+    echo "PASS layers: $nfiles files, every include points to a lower floor"
+fi
+exit $fail
