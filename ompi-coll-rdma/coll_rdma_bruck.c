@@ -3,7 +3,7 @@
  * alltoall, radix COLL_RDMA_BRUCK_RADIX, for small blocks.  Plans (see
  * coll_rdma_prog.h); the schedules (positions, distances, packed slots) are
  * coll_rdma_sched.h's; the regions and why their reuse is safe are in
- * coll_rdma_window.h.  Blocks at "position" r of a rank live in the scratch
+ * coll_rdma_layout.h.  Blocks at "position" r of a rank live in the scratch
  * at r * block.
  */
 #include "ompi_config.h"

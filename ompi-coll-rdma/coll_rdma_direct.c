@@ -4,7 +4,7 @@
  * section IV-B): every rank writes its block for each peer straight into
  * that peer's window, one slot and sequence word per source rank, and waits
  * for the P-1 words of its own slots.  A plan (see coll_rdma_prog.h); the
- * region and why its reuse is safe are in coll_rdma_window.h.
+ * region and why its reuse is safe are in coll_rdma_layout.h.
  */
 #include "ompi_config.h"
 

@@ -6,7 +6,7 @@
  * coll_rdma_pairwise.c and coll_rdma_knomial.c, as coll/han composes its
  * levels).  Across nodes only one rank per node communicates, so the rounds
  * over the network are those of the number of nodes, not of ranks.  Plans
- * (see coll_rdma_prog.h); regions and reuse in coll_rdma_window.h,
+ * (see coll_rdma_prog.h); regions and reuse in coll_rdma_layout.h,
  * "two-level".
  */
 #include "ompi_config.h"
@@ -77,7 +77,7 @@ int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
-    /* one slot each suffices: the leader's progress gates its node (coll_rdma_window.h) */
+    /* one slot each suffices: the leader's progress gates its node (coll_rdma_layout.h) */
     coll_rdma_slot_t input = coll_rdma_slot_fixed(win->off_hier_ar);
     coll_rdma_slot_t result = coll_rdma_slot_fixed(win->off_hier_ar + win->ar_slot_size);
     coll_rdma_buf_t rbuf = coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0);
@@ -176,7 +176,7 @@ int coll_rdma_allreduce_nport_plan(coll_rdma_op_t *op)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
-    /* one slot each, as hier's: see coll_rdma_window.h, "two-level" */
+    /* one slot each, as hier's: see coll_rdma_layout.h, "two-level" */
     coll_rdma_slot_t input = coll_rdma_slot_fixed(win->off_hier_ar);
     coll_rdma_slot_t result = coll_rdma_slot_fixed(win->off_hier_ar + win->ar_slot_size);
     bool in_place = op->sbuf == op->rbuf;

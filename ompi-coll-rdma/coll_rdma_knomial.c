@@ -2,7 +2,7 @@
  * coll/rdma k-nomial tree family: broadcast top-down, Gupta's degree-k tree
  * allreduce (reduce bottom-up, then the result top-down), and the rooted
  * reduce (bottom-up only).  Plans (see coll_rdma_prog.h); regions and reuse
- * in coll_rdma_window.h.
+ * in coll_rdma_layout.h.
  */
 #include "ompi_config.h"
 

@@ -1,7 +1,7 @@
 /*
  * coll/rdma n-way dissemination family: the n-way barrier, End's adapted
  * n-way allreduce and Bruck's n-port global combine (allreduce).  Plans
- * (see coll_rdma_prog.h); regions and reuse in coll_rdma_window.h.
+ * (see coll_rdma_prog.h); regions and reuse in coll_rdma_layout.h.
  */
 #include "ompi_config.h"
 

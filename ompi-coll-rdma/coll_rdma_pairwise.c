@@ -2,7 +2,7 @@
  * coll/rdma pairwise-exchange family (End's thesis, section 2.3.3):
  * recursive-doubling allreduce with a fold for communicator sizes that are
  * not powers of two, and the barrier on the same schedule.  Plans (see
- * coll_rdma_prog.h); regions and reuse in coll_rdma_window.h.
+ * coll_rdma_prog.h); regions and reuse in coll_rdma_layout.h.
  */
 #include "ompi_config.h"
 

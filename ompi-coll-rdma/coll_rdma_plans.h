@@ -178,7 +178,7 @@ int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op);
  * with P writers).  Each block is copied twice (in, out) whatever P, against
  * the ring's P - 1 forwards.  op->sbuf: this rank's block of op->bytes (> 0,
  * any size) bytes, possibly at its place inside op->rbuf (in place);
- * op->rbuf: P contiguous blocks.  Reuse: coll_rdma_window.h, "read allgather".
+ * op->rbuf: P contiguous blocks.  Reuse: coll_rdma_layout.h, "read allgather".
  */
 int coll_rdma_allgather_read_plan(coll_rdma_op_t *op);
 /**
@@ -188,7 +188,7 @@ int coll_rdma_allgather_read_plan(coll_rdma_op_t *op);
  * posts it, and copies from every peer's slot the segment meant for it.
  * op->sbuf, op->rbuf: P contiguous blocks of op->bytes (> 0, any size) bytes
  * (the same buffer in place: a segment is read into the slot before any
- * segment lands on it).  Reuse: coll_rdma_window.h, "read alltoall".
+ * segment lands on it).  Reuse: coll_rdma_layout.h, "read alltoall".
  */
 int coll_rdma_alltoall_read_plan(coll_rdma_op_t *op);
 
@@ -297,7 +297,7 @@ int coll_rdma_barrier_hier_plan(coll_rdma_op_t *op);
  * section 2.9 or Bruck's where (n, nodes) is not adaptable), and posts the
  * result into its window, which the node's ranks copy out.  With pairwise
  * among the leaders every rank gets the same bits for every (op, type).
- * op->sbuf == op->rbuf is in place.  Slots and reuse: coll_rdma_window.h,
+ * op->sbuf == op->rbuf is in place.  Slots and reuse: coll_rdma_layout.h,
  * "two-level".
  */
 int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op);
@@ -317,7 +317,7 @@ int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op);
  * parallel, and the fold inside the node is split L ways.  Each share is
  * computed by one group, so with pairwise across nodes every rank gets the
  * same bits.  op->sbuf == op->rbuf is in place.  Slots and reuse as hier's
- * (coll_rdma_window.h, "two-level").
+ * (coll_rdma_layout.h, "two-level").
  */
 int coll_rdma_allreduce_nport_plan(coll_rdma_op_t *op);
 /**
@@ -329,7 +329,7 @@ int coll_rdma_allreduce_nport_plan(coll_rdma_op_t *op);
  * seed 002 chapter 6), which its node's ranks copy out.  Across nodes
  * ceil(log_k nodes) rounds and one message per node, against
  * ceil(log_k P) rounds of the flat tree.  One instance per call; both rings
- * reused under the "consumed" credits (coll_rdma_window.h).
+ * reused under the "consumed" credits (coll_rdma_layout.h).
  */
 int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op);
 /**

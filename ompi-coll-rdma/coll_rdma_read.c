@@ -4,7 +4,7 @@
  * writes only its own window and the others read it: bcast from the root's
  * slots, barrier and small allreduce from everyone's, large allreduce as a
  * reduce-scatter and allgather by reading, allgather from everyone's.  Plans (see
- * coll_rdma_prog.h); regions and reuse in coll_rdma_window.h.
+ * coll_rdma_prog.h); regions and reuse in coll_rdma_layout.h.
  */
 #include "ompi_config.h"
 
@@ -92,7 +92,7 @@ static void rsag_share(size_t n, size_t extent, int size, int r, size_t *lo, siz
  * The rsag program over region `r`: every rank copies every share out (root < 0:
  * allreduce), or only `root` does (reduce).  Every input of an instance is
  * awaited by every rank, even with an empty share: the reuse of the slots
- * rests on it (coll_rdma_window.h).
+ * rests on it (coll_rdma_layout.h).
  */
 static int rsag_plan(coll_rdma_op_t *op, const coll_rdma_rsag_region_t *r, int root)
 {

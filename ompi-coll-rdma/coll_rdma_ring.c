@@ -1,7 +1,7 @@
 /*
  * coll/rdma ring family: the ring allgather, and the segmented pipelined
  * ring allreduce (reduce-scatter, then allgather) for large messages.  Plans
- * (see coll_rdma_prog.h); regions and reuse in coll_rdma_window.h.
+ * (see coll_rdma_prog.h); regions and reuse in coll_rdma_layout.h.
  */
 #include "ompi_config.h"
 
@@ -17,7 +17,7 @@
  * network, whatever the placement of ranks); each step forwards, straight
  * out of this rank's window slot, the block that arrived in the previous
  * step.  The region (one slot per step, two halves by instance parity) and
- * why its reuse is safe are in coll_rdma_window.h.
+ * why its reuse is safe are in coll_rdma_layout.h.
  */
 int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op)
 {

@@ -5,7 +5,7 @@
  * coll_rdma_allreduce_staleness, agreed at set-up by coll_rdma_module.c), an
  * allreduce waits only for ranks whose newest contribution is more than S
  * calls older than the caller's.  One node, by reading: every rank keeps its
- * last 2S + 2 contributions in its own window (coll_rdma_window.h, "ssp
+ * last 2S + 2 contributions in its own window (coll_rdma_layout.h, "ssp
  * ring") and folds the others' newest fresh enough ones (the executor's
  * FOLD_FRESH).  Semantics and the argument for the bound: docs/design.md,
  * "Bounded staleness".

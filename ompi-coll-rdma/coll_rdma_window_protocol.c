@@ -1,7 +1,7 @@
 /*
  * coll/rdma window, its arrival protocol: puts with their sequence words,
  * polling, the credit reads and publishes of bcast and reduce, flushes, and
- * UCX progress where puts are emulated (see coll_rdma_window.h; memory and
+ * UCX progress where puts are emulated (see coll_rdma_window_protocol.h; memory and
  * peers are coll_rdma_window.c).
  */
 #include "ompi_config.h"
