@@ -14,7 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SIM_MAX_CALLS 16
+/* Calls of a scenario at most: test_plans runs up to 10, the line model
+ * (plan_sim_lines.c) a warm-up and a measured period of calls, as many as
+ * the deepest slot ring it turns through twice. */
+#define SIM_MAX_CALLS 1024
 /* A reduction element: two 64-bit lanes, a wrapping sum of the
  * contributions (every one exactly once) and a hash of the expression
  * (which operands in which association and order). */
