@@ -439,12 +439,17 @@ static int kind_of(const char *alg)
     return -1;
 }
 
+int sched_lines_main(int argc, char **argv); /* sched_lines.c */
+
 int main(int argc, char **argv)
 {
     int ppn = 1, hier = 0, a = 1, size, param, kind, nm = 0;
     long sizes[MAX_SIZES], cap;
     char *s, *tok;
 
+    if (argc > 1 && 0 == strcmp(argv[1], "--lines")) {
+        return sched_lines_main(argc - 1, argv + 1);
+    }
     A.detail = -1;
     while (a < argc && argv[a][0] == '-') {
         if (a + 1 >= argc) usage();

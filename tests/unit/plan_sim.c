@@ -160,6 +160,9 @@ static void node_map(sim_t *S, const int *node_of)
         for (int t = q - 1; t >= 0; --t) {
             leader_of[q] = S->r[q].direct[t] ? t : leader_of[q];
         }
+        if (S->sc->groups > 0 && S->sc->all_direct) {
+            leader_of[q] = q - q % S->sc->groups;
+        }
         hash[q] = coll_rdma_window_map_hash(S->r[q].direct, P);
     }
     for (int q = 0; q < P; ++q) {

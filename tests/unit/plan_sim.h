@@ -45,6 +45,9 @@ typedef struct sim_scenario {
     int nodes;       /* > 0 (and not all_direct): the ranks form this many nodes at random
                       * (some maybe empty), mapped inside a node only, and the windows
                       * get the node map the two-level plans use */
+    int groups;      /* > 0 with all_direct: the node map makes nodes of this many
+                      * consecutive ranks (windows all mapped: the line model's
+                      * two levels by shared cache) */
     coll_rdma_config_t cfg;
     int ncalls;      /* calls every rank makes, in this order */
     sim_call_t calls[SIM_MAX_CALLS];
