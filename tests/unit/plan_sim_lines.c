@@ -97,15 +97,15 @@ static lline_t *line_get(sim_t *S, model_t *M, int owner, size_t idx)
             lline_t *l = &M->lines[i];
             if (l->call != M->call) {
                 l->call = M->call;
-                l->at = 0;
+                l->at = l->word_at = 0;
                 l->fan = 0;
-                l->ev = -1;
+                l->ev = l->word_ev = -1;
             }
             return l;
         }
     }
-    M->lines[i] = (lline_t){key, owner, M->call, 0, -1, 0, xcalloc(S, 2 * M->nw, sizeof(uint64_t)),
-                            NULL};
+    M->lines[i] = (lline_t){key, owner, M->call, 0, -1, 0, 0, -1,
+                            xcalloc(S, 2 * M->nw, sizeof(uint64_t)), NULL};
     M->lines[i].prev = M->lines[i].valid + M->nw;
     set_bit(M->lines[i].valid, owner);
     ++M->n;
@@ -134,27 +134,39 @@ static int event(model_t *M, int rank, int owner, int writer, size_t idx, double
 /*
  * Rank q loads owner's line `idx` at `issue`; `*ev` gets the event the
  * completion depends on.  Returns when the load completes.  A transfer
- * where q does not hold the current version.
+ * where q does not hold the version it reads.  A wait needs the line's
+ * sequence word: it reads the line from when the word was stored.  Any
+ * other load of a line whose current version was stored after `issue`
+ * reads the version before (another part of the line changed: false
+ * sharing), which q may already hold; it does not hold the current one.
  */
-static double load(sim_t *S, model_t *M, int q, int owner, size_t idx, double issue, int *ev)
+static double load(sim_t *S, model_t *M, int q, int owner, size_t idx, double issue, bool wait,
+                   int *ev)
 {
     lline_t *l = line_get(S, M, owner, idx);
     lrank_t *r = &M->rk[q];
-    double start, done;
+    double since = wait ? l->word_at : l->at, start, done;
+    int since_ev = wait ? l->word_ev : l->ev;
+    bool older = !wait && l->at > issue;
 
-    if (bit(l->valid, q)) {
+    if (bit(l->valid, q) || (older && bit(l->prev, q))) {
         *ev = r->ev_issue;
         return issue;
     }
-    start = issue > l->at ? issue : l->at;
+    start = older || issue > since ? issue : since;
     start = start > r->port ? start : r->port;
     r->port = start + M->cost.gap;
-    done = start + M->cost.xfer + M->cost.fan * l->fan;
-    ++l->fan;
-    set_bit(l->valid, q);
+    done = start + M->cost.xfer + (older ? 0 : M->cost.fan * l->fan);
+    if (older) {
+        set_bit(l->prev, q);
+    } else {
+        ++l->fan;
+        set_bit(l->valid, q);
+    }
     r->xfer += 1;
     M->rk[l->writer].served += 1;
-    *ev = event(M, q, owner, l->writer, idx, done, 'r', l->at > issue ? l->ev : r->ev_issue);
+    *ev = event(M, q, owner, l->writer, idx, done, 'r',
+                !older && since > issue ? since_ev : r->ev_issue);
     return done;
 }
 
@@ -176,14 +188,14 @@ static void wait_line(sim_t *S, model_t *M, int q, int owner, size_t idx)
 {
     lline_t *l = line_get(S, M, owner, idx);
     lrank_t *r = &M->rk[q];
-    bool spun = l->at > r->issue && !bit(l->valid, q);
+    bool spun = l->word_at > r->issue && !bit(l->valid, q);
     int ev;
     double done;
 
     if (spun && !bit(l->prev, q)) {
         r->wasted += 1; /* the first poll fetched the version before */
     }
-    done = load(S, M, q, owner, idx, r->issue, &ev);
+    done = load(S, M, q, owner, idx, r->issue, true, &ev);
     if (spun) {
         r->issue = done;
         r->ev_issue = ev;
@@ -196,18 +208,19 @@ static void load_range(sim_t *S, model_t *M, int q, int owner, size_t off, size_
 {
     for (size_t i = off / COLL_RDMA_LINE; len > 0 && i <= (off + len - 1) / COLL_RDMA_LINE; ++i) {
         int ev;
-        double done = load(S, M, q, owner, i, M->rk[q].issue, &ev);
+        double done = load(S, M, q, owner, i, M->rk[q].issue, false, &ev);
         retire(M, q, done, ev);
     }
 }
 
 /*
- * Rank q stores bytes [off, off + len) of owner's window (a post: its word
- * line is the first); they become visible at max(I, R) plus a transfer for
- * each line another rank wrote since q held it.  The first line (the word,
- * stored last with release) becomes visible after all of them.
+ * Rank q stores bytes [off, off + len) of owner's window; they become
+ * visible at max(I, R) plus a transfer for each line another rank wrote
+ * since q held it (an upgrade where others hold it).  With `word`, off is
+ * a sequence word (a post, a publication): its line, stored last with
+ * release, becomes visible after all the others.
  */
-static void store_range(sim_t *S, model_t *M, int q, int owner, size_t off, size_t len)
+static void store_range(sim_t *S, model_t *M, int q, int owner, size_t off, size_t len, bool word)
 {
     lrank_t *r = &M->rk[q];
     double when = r->issue > r->retire ? r->issue : r->retire, last = when;
@@ -241,6 +254,10 @@ static void store_range(sim_t *S, model_t *M, int q, int owner, size_t off, size
         l->at = done;
         l->fan = 0;
         l->ev = ev;
+        if (word && i == first) {
+            l->word_at = done;
+            l->word_ev = ev;
+        }
         last = done;
     }
     retire(M, q, last, ev);
@@ -279,9 +296,9 @@ static void wait_all_lines(sim_t *S, model_t *M, int q, const coll_rdma_act_t *a
                 continue;
             }
             l = line_get(S, M, p, idx);
-            if (l->at <= r->issue || bit(l->valid, q)) {
+            if (l->word_at <= r->issue || bit(l->valid, q)) {
                 int ev;
-                double done = load(S, M, q, p, idx, r->issue, &ev);
+                double done = load(S, M, q, p, idx, r->issue, true, &ev);
                 retire(M, q, done, ev);
                 seen[p] = true;
                 --left;
@@ -300,7 +317,7 @@ static void wait_all_lines(sim_t *S, model_t *M, int q, const coll_rdma_act_t *a
             /* the blocking wait polls the last word found short, then tests again */
             lline_t *l = line_get(S, M, last_short, idx);
             int ev;
-            double done = load(S, M, q, last_short, idx, l->at, &ev);
+            double done = load(S, M, q, last_short, idx, l->word_at, true, &ev);
             r->issue = done;
             r->ev_issue = ev;
             retire(M, q, done, ev);
@@ -325,7 +342,7 @@ void lines_on_action(sim_t *S, int q, const coll_rdma_act_t *a, uint64_t seq)
             load_range(S, M, q, owner, off, a->len);
         }
         store_range(S, M, q, a->peer, coll_rdma_slot_off(w, &a->slot, seq),
-                    COLL_RDMA_SLOT_HEADER + a->len);
+                    COLL_RDMA_SLOT_HEADER + a->len, true);
         break;
     case COLL_RDMA_ACT_WAIT:
         wait_line(S, M, q, q, coll_rdma_slot_off(w, &a->slot, seq) / COLL_RDMA_LINE);
@@ -347,7 +364,7 @@ void lines_on_action(sim_t *S, int q, const coll_rdma_act_t *a, uint64_t seq)
             if (COLL_RDMA_ACT_REDUCE == a->kind) {
                 load_range(S, M, q, owner2, off2, bytes);
             }
-            store_range(S, M, q, owner2, off2, bytes);
+            store_range(S, M, q, owner2, off2, bytes, false);
         }
         break;
     case COLL_RDMA_ACT_CREDIT: {
@@ -365,7 +382,7 @@ void lines_on_action(sim_t *S, int q, const coll_rdma_act_t *a, uint64_t seq)
     }
     case COLL_RDMA_ACT_PUBLISH:
         off = COLL_RDMA_CREDIT_BCAST == a->credit ? w->off_consumed : w->off_reduce_consumed;
-        store_range(S, M, q, q, off, sizeof(uint64_t));
+        store_range(S, M, q, q, off, sizeof(uint64_t), true);
         break;
     case COLL_RDMA_ACT_RING_SEND: {
         uint64_t m = w->ring_sent;
@@ -373,14 +390,15 @@ void lines_on_action(sim_t *S, int q, const coll_rdma_act_t *a, uint64_t seq)
         if (buf_at(S, q, &a->src, seq, &owner, &off)) {
             load_range(S, M, q, owner, off, a->len);
         }
-        store_range(S, M, q, a->peer, coll_rdma_ring_slot(w, m), COLL_RDMA_SLOT_HEADER + a->len);
+        store_range(S, M, q, a->peer, coll_rdma_ring_slot(w, m), COLL_RDMA_SLOT_HEADER + a->len,
+                    true);
         break;
     }
     case COLL_RDMA_ACT_RING_RECV:
         wait_line(S, M, q, q, coll_rdma_ring_slot(w, S->r[q].ring_m) / COLL_RDMA_LINE);
         break;
     case COLL_RDMA_ACT_RING_ACK:
-        store_range(S, M, q, a->peer, w->off_ring_ack, sizeof(uint64_t));
+        store_range(S, M, q, a->peer, w->off_ring_ack, sizeof(uint64_t), true);
         break;
     default:
         break; /* FLUSH: nothing is in flight on the direct path */

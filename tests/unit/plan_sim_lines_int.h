@@ -23,6 +23,8 @@ typedef struct lline {
     int fan;        /* ranks that fetched the current version in this call */
     int ev;         /* the write's event (paths), or -1 */
     double at;      /* when the current version became visible (0: before the call) */
+    double word_at; /* when its sequence word was last stored (0: before the call) */
+    int word_ev;    /* that store's event (paths), or -1 */
     uint64_t *valid; /* ranks holding the current version */
     uint64_t *prev;  /* ranks that held the version before (wasted polls) */
 } lline_t;
