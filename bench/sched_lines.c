@@ -13,8 +13,11 @@
  *               transfers served by one rank's lines, the busiest rank) and
  *               the worst call's critical path, line by line
  *   -a ALG      that algorithm only
- *   -s SLOTS    coll_rdma_bcast_slots (default 8)
- *   -S BYTES    coll_rdma_bcast_segment_bytes (default 65536)
+ *   -o NAME=N   a parameter of the configuration other than its default
+ *               (coll_rdma_NAME): bcast_slots, bcast_segment_bytes,
+ *               bcast_radix, reduce_radix, barrier_nway_n,
+ *               allreduce_ktree_degree, allreduce_nway_n, allreduce_bruck_n,
+ *               allreduce_read_max_bytes; repeatable
  *   -g G        two-level algorithms: nodes of G consecutive ranks (default:
  *               one node), every window still mapped
  *   -c X,U,F,G,A  costs in ns (lines_cost_t): a transfer X, a store to a
@@ -27,6 +30,7 @@
 
 #include "coll_rdma_sched.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +47,41 @@ static const int algs_of[COLL_RDMA_NCOLLS][10] = {
     [COLL_RDMA_REDUCE] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_RSAG, COLL_RDMA_ALG_HIER, -1},
 };
 
+/* Set configuration parameter `name` (without coll_rdma_) to v; false if unknown. */
+static bool set_param(coll_rdma_config_t *cfg, const char *name, long v)
+{
+    const struct {
+        const char *name;
+        int *i;
+        size_t *z;
+    } p[] = {
+        {"bcast_slots", &cfg->bcast_slots, NULL},
+        {"bcast_segment_bytes", NULL, &cfg->bcast_segment_bytes},
+        {"bcast_radix", &cfg->bcast_radix, NULL},
+        {"reduce_radix", &cfg->reduce_radix, NULL},
+        {"barrier_nway_n", &cfg->barrier_nway_n, NULL},
+        {"allreduce_ktree_degree", &cfg->allreduce_ktree_degree, NULL},
+        {"allreduce_nway_n", &cfg->allreduce_nway_n, NULL},
+        {"allreduce_bruck_n", &cfg->allreduce_bruck_n, NULL},
+        {"allreduce_read_max_bytes", NULL, &cfg->allreduce_read_max_bytes},
+    };
+
+    for (size_t k = 0; k < sizeof(p) / sizeof(p[0]); ++k) {
+        if (0 == strcmp(name, p[k].name) && v >= 1) {
+            if (NULL != p[k].i) {
+                *p[k].i = (int) v;
+            } else {
+                *p[k].z = (size_t) v;
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: sched_dump --lines [-v] [-a ALG] [-s SLOTS] [-S SEGMENT] [-g G] "
+    fprintf(stderr, "usage: sched_dump --lines [-v] [-a ALG] [-o NAME=N ...] [-g G] "
                     "[-c X,U,F,G,A] [-C US] COLL P BYTES\n"
                     "  COLL: barrier, bcast, allreduce, reduce, allgather, alltoall\n");
     exit(2);
@@ -141,10 +177,13 @@ int sched_lines_main(int argc, char **argv)
         }
         if (0 == strcmp(o, "-a")) {
             only = lookup(argv[a + 1], sim_alg_name, COLL_RDMA_NALGS);
-        } else if (0 == strcmp(o, "-s")) {
-            ls.cfg.bcast_slots = atoi(argv[a + 1]);
-        } else if (0 == strcmp(o, "-S")) {
-            ls.cfg.bcast_segment_bytes = (size_t) atol(argv[a + 1]);
+        } else if (0 == strcmp(o, "-o")) {
+            char name[64];
+            long v;
+            if (2 != sscanf(argv[a + 1], "%63[a-z_]=%ld", name, &v)
+                || !set_param(&ls.cfg, name, v)) {
+                usage();
+            }
         } else if (0 == strcmp(o, "-g")) {
             ls.groups = atoi(argv[a + 1]);
         } else if (0 == strcmp(o, "-c")) {

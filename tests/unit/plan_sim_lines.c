@@ -33,10 +33,13 @@
  * version was written) and takes a transfer: loads whose addresses are known
  * overlap, as an out-of-order core overlaps independent misses; only a wait
  * that had to spin (the word was written after I) moves I, to when the
- * value arrived: what follows a spin starts after it.  A store becomes
- * visible at max(I, R) (a store retires after every earlier load), plus a
- * transfer where it takes the line from another writer.  A rank exits at
- * R.  With a transfer costing 1 and nothing else costing anything, the last
+ * value arrived: what follows a spin starts after it.  A store retires at
+ * max(I, R) (after every earlier load) and becomes visible then, plus a
+ * transfer where it takes the line from another writer (an upgrade's cost
+ * where other ranks hold it), and not before the rank's earlier stores
+ * (stores stay in order).  A rank exits at R: when its last load completed
+ * or its last store retired; what its stores cost after that delays only
+ * their readers.  With a transfer costing 1 and nothing else costing anything, the last
  * exit is the critical path in transfers; with the costs in ns of
  * lines_cost_t it is a prediction.
  *
@@ -99,12 +102,13 @@ static lline_t *line_get(sim_t *S, model_t *M, int owner, size_t idx)
                 l->call = M->call;
                 l->at = l->word_at = 0;
                 l->fan = 0;
+                l->served = 0;
                 l->ev = l->word_ev = -1;
             }
             return l;
         }
     }
-    M->lines[i] = (lline_t){key, owner, M->call, 0, -1, 0, 0, -1,
+    M->lines[i] = (lline_t){key, owner, M->call, 0, 0, -1, 0, 0, -1,
                             xcalloc(S, 2 * M->nw, sizeof(uint64_t)), NULL};
     M->lines[i].prev = M->lines[i].valid + M->nw;
     set_bit(M->lines[i].valid, owner);
@@ -156,10 +160,15 @@ static double load(sim_t *S, model_t *M, int q, int owner, size_t idx, double is
     start = older || issue > since ? issue : since;
     start = start > r->port ? start : r->port;
     r->port = start + M->cost.gap;
-    done = start + M->cost.xfer + (older ? 0 : M->cost.fan * l->fan);
+    done = start + M->cost.xfer;
     if (older) {
         set_bit(l->prev, q);
     } else {
+        /* the readers of one version are served one after the other */
+        if (l->fan > 0 && done < l->served + M->cost.fan) {
+            done = l->served + M->cost.fan;
+        }
+        l->served = done > l->served ? done : l->served;
         ++l->fan;
         set_bit(l->valid, q);
     }
@@ -223,8 +232,10 @@ static void load_range(sim_t *S, model_t *M, int q, int owner, size_t off, size_
 static void store_range(sim_t *S, model_t *M, int q, int owner, size_t off, size_t len, bool word)
 {
     lrank_t *r = &M->rk[q];
-    double when = r->issue > r->retire ? r->issue : r->retire, last = when;
-    int pred = r->issue > r->retire ? r->ev_issue : r->ev_retire, ev = pred;
+    double when = r->issue > r->retire ? r->issue : r->retire;
+    int pred = r->issue > r->retire ? r->ev_issue : r->ev_retire;
+    double last = r->visible > when ? r->visible : when; /* after the earlier stores */
+    int ev = r->visible > when ? r->ev_visible : pred;
     size_t first = off / COLL_RDMA_LINE, end = (off + (len > 0 ? len : 1) - 1) / COLL_RDMA_LINE;
 
     for (size_t i = end + 1; i-- > first;) {
@@ -253,6 +264,7 @@ static void store_range(sim_t *S, model_t *M, int q, int owner, size_t off, size
         l->writer = q;
         l->at = done;
         l->fan = 0;
+        l->served = 0;
         l->ev = ev;
         if (word && i == first) {
             l->word_at = done;
@@ -260,7 +272,10 @@ static void store_range(sim_t *S, model_t *M, int q, int owner, size_t off, size
         }
         last = done;
     }
-    retire(M, q, last, ev);
+    /* the rank goes on once the stores retired; they become visible later */
+    r->visible = last;
+    r->ev_visible = ev;
+    retire(M, q, when, pred);
 }
 
 /* ---- actions ------------------------------------------------------------------------------ */

@@ -21,16 +21,17 @@
 
 /*
  * What time costs, in ns (or in transfers: xfer = 1, the rest 0, which is
- * how the counts are made).  A transfer that starts at t ends at t + xfer +
- * fan * (ranks that fetched the same version of the line before it in this
- * call); a store to a line that other ranks hold becomes visible `upgrade`
- * later; a rank starts one transfer every `gap` at most (0: any number at
- * once); every action takes `action` of its rank's time.
+ * how the counts are made).  A transfer that starts at t ends at t + xfer,
+ * and not before `fan` after the rank before it got the same version of
+ * the line (readers of one line are served one after the other); a store
+ * to a line that other ranks hold becomes visible `upgrade` later; a rank
+ * starts one transfer every `gap` at most (0: any number at once); every
+ * action takes `action` of its rank's time.
  */
 typedef struct lines_cost {
     double xfer;    /* one line from its writer's cache to the toucher (ns) */
     double upgrade; /* a store to a line other ranks hold: their copies go (ns) */
-    double fan;     /* more per earlier reader of the same version (ns) */
+    double fan;     /* readers of one version of a line get it at least this far apart (ns) */
     double gap;     /* a rank's transfers start at least this far apart (ns) */
     double action;  /* local work of one action of the program (ns) */
 } lines_cost_t;

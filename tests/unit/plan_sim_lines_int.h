@@ -21,6 +21,7 @@ typedef struct lline {
     int writer;     /* whose write made the current version */
     int call;       /* the call `at`, `fan` and `ev` belong to */
     int fan;        /* ranks that fetched the current version in this call */
+    double served;  /* when the last of them had it (its readers queue: lines_cost_t.fan) */
     int ev;         /* the write's event (paths), or -1 */
     double at;      /* when the current version became visible (0: before the call) */
     double word_at; /* when its sequence word was last stored (0: before the call) */
@@ -31,7 +32,8 @@ typedef struct lline {
 
 typedef struct lrank {
     double issue, retire, port; /* I, R, and when its next transfer may start */
-    int ev_issue, ev_retire;    /* the events that set I and R (paths) */
+    double visible;             /* when its last store became visible (stores keep order) */
+    int ev_issue, ev_retire, ev_visible; /* the events that set I, R, visible (paths) */
     double xfer, upgrades, wasted, served; /* this call */
 } lrank_t;
 

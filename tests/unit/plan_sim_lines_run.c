@@ -80,7 +80,7 @@ static void call_begin(model_t *M, int call)
     M->call = call;
     M->nev = 0;
     for (int q = 0; q < M->P; ++q) {
-        M->rk[q] = (lrank_t){0, 0, 0, -1, -1, 0, 0, 0, 0};
+        M->rk[q] = (lrank_t){0, 0, 0, 0, -1, -1, -1, 0, 0, 0, 0};
     }
 }
 
