@@ -35,7 +35,49 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <x86intrin.h>
+
+/* A cycle counter shared by the cores (x86: the TSC; elsewhere the
+ * monotonic clock in ns, coarser), and the fences around a timed access. */
+#if defined(__x86_64__) || defined(__i386__)
+#    include <x86intrin.h>
+static inline uint64_t ticks(void)
+{
+    return __rdtsc();
+}
+static inline uint64_t ticks_ordered(void)
+{
+    unsigned aux;
+    return __rdtscp(&aux);
+}
+static inline void load_fence(void)
+{
+    _mm_lfence();
+}
+static inline void full_fence(void)
+{
+    _mm_mfence();
+}
+#else
+static inline uint64_t ticks(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
+}
+static inline uint64_t ticks_ordered(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    return ticks();
+}
+static inline void load_fence(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+}
+static inline void full_fence(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+}
+#endif
 
 #define LINE 64
 #define ROUNDS 500
@@ -75,12 +117,12 @@ static double pingpong(char **seg, int rank, uint64_t *seq, double tsc_ns, doubl
     for (int i = -50; i < ROUNDS; ++i) {
         uint64_t s = ++*seq;
         if (0 == rank) {
-            uint64_t t0 = __rdtsc();
+            uint64_t t0 = ticks();
             atomic_store_explicit(word(seg, 1, 0), s, memory_order_release);
             while (atomic_load_explicit(word(seg, 0, 0), memory_order_acquire) != s) {
             }
             if (i >= 0) {
-                t[i] = (double) (__rdtsc() - t0) * tsc_ns / 2;
+                t[i] = (double) (ticks() - t0) * tsc_ns / 2;
             }
         } else if (1 == rank) {
             while (atomic_load_explicit(word(seg, 1, 0), memory_order_acquire) != s) {
@@ -102,7 +144,7 @@ static double fan(char **seg, int rank, int size, uint64_t *seq, double tsc_ns, 
             while (now_us() - wait < 2) {
                 /* every poller back at its poll */
             }
-            t0 = __rdtsc();
+            t0 = ticks();
             atomic_store_explicit(word(seg, 0, 1), s, memory_order_release);
             for (int r = 1; r < size; ++r) {
                 while (atomic_load_explicit(word(seg, r, 2), memory_order_acquire) != s) {
@@ -116,7 +158,7 @@ static double fan(char **seg, int rank, int size, uint64_t *seq, double tsc_ns, 
         } else {
             while (atomic_load_explicit(word(seg, 0, 1), memory_order_acquire) != s) {
             }
-            atomic_store_explicit(word(seg, rank, 3), __rdtsc(), memory_order_relaxed);
+            atomic_store_explicit(word(seg, rank, 3), ticks(), memory_order_relaxed);
             atomic_store_explicit(word(seg, rank, 2), s, memory_order_release);
         }
     }
@@ -199,10 +241,10 @@ int main(int argc, char **argv)
     }
     /* TSC ticks to ns, against CLOCK_MONOTONIC over 20 ms */
     t0 = now_us();
-    c0 = __rdtsc();
+    c0 = ticks();
     while (now_us() - t0 < 2e4) {
     }
-    tsc_ns = (now_us() - t0) * 1e3 / (double) (__rdtsc() - c0);
+    tsc_ns = (now_us() - t0) * 1e3 / (double) (ticks() - c0);
     MPI_Bcast(&tsc_ns, 1, MPI_DOUBLE, 0, comm);
     for (int b = 0; b < batches; ++b) {
         double pp, fn, res[NCOLLS], worst[NCOLLS];

@@ -38,7 +38,49 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <x86intrin.h>
+
+/* A cycle counter shared by the cores (x86: the TSC; elsewhere the
+ * monotonic clock in ns, coarser), and the fences around a timed access. */
+#if defined(__x86_64__) || defined(__i386__)
+#    include <x86intrin.h>
+static inline uint64_t ticks(void)
+{
+    return __rdtsc();
+}
+static inline uint64_t ticks_ordered(void)
+{
+    unsigned aux;
+    return __rdtscp(&aux);
+}
+static inline void load_fence(void)
+{
+    _mm_lfence();
+}
+static inline void full_fence(void)
+{
+    _mm_mfence();
+}
+#else
+static inline uint64_t ticks(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
+}
+static inline uint64_t ticks_ordered(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    return ticks();
+}
+static inline void load_fence(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+}
+static inline void full_fence(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+}
+#endif
 
 #define LINE 64
 #define MAXT 256
@@ -80,10 +122,10 @@ static double now_ns(void)
 static double calibrate(void)
 {
     double t0 = now_ns();
-    uint64_t c0 = __rdtsc();
+    uint64_t c0 = ticks();
     while (now_ns() - t0 < 5e7) {
     }
-    return (now_ns() - t0) / (double) (__rdtsc() - c0);
+    return (now_ns() - t0) / (double) (ticks() - c0);
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -101,35 +143,33 @@ static double median(double *v, int n)
 
 static void spin_ns(double ns)
 {
-    uint64_t end = __rdtsc() + (uint64_t) (ns / tsc_ns);
-    while (__rdtsc() < end) {
+    uint64_t end = ticks() + (uint64_t) (ns / tsc_ns);
+    while (ticks() < end) {
     }
 }
 
 /* One load, timed in TSC ticks (fenced so that only it is inside). */
 static double timed_load(const line_t *l)
 {
-    unsigned aux;
     uint64_t t0, t1;
-    _mm_lfence();
-    t0 = __rdtscp(&aux);
+    load_fence();
+    t0 = ticks_ordered();
     (void) atomic_load_explicit(&l->v, memory_order_relaxed);
-    t1 = __rdtscp(&aux);
-    _mm_lfence();
+    t1 = ticks_ordered();
+    load_fence();
     return (double) (t1 - t0);
 }
 
 /* One store and a fence (the store globally visible), timed in TSC ticks. */
 static double timed_store(line_t *l, uint64_t v)
 {
-    unsigned aux;
     uint64_t t0, t1;
-    _mm_lfence();
-    t0 = __rdtscp(&aux);
+    load_fence();
+    t0 = ticks_ordered();
     atomic_store_explicit(&l->v, v, memory_order_relaxed);
-    _mm_mfence();
-    t1 = __rdtscp(&aux);
-    _mm_lfence();
+    full_fence();
+    t1 = ticks_ordered();
+    load_fence();
     return (double) (t1 - t0);
 }
 
@@ -180,12 +220,12 @@ static void pingpong(int me, int nt, int n, double *out)
     for (int i = -100; i < reps; ++i) {
         uint64_t s = (uint64_t) i + 101;
         if (0 == me) {
-            uint64_t t0 = __rdtsc();
+            uint64_t t0 = ticks();
             atomic_store_explicit(&flag[1].v, s, memory_order_release);
             while (atomic_load_explicit(&flag[0].v, memory_order_acquire) != s) {
             }
             if (i >= 0) {
-                t[i] = (double) (__rdtsc() - t0) * tsc_ns / 2;
+                t[i] = (double) (ticks() - t0) * tsc_ns / 2;
             }
         } else {
             while (atomic_load_explicit(&flag[1].v, memory_order_acquire) != s) {
@@ -254,16 +294,15 @@ static void stream(int me, int nt, int n, double *out)
             }
         } else {
             uint64_t sum = 0, t0, t1;
-            unsigned aux;
             while (atomic_load_explicit(&flag[1].v, memory_order_acquire) != s) {
             }
             spin_ns(500);
-            _mm_lfence();
-            t0 = __rdtscp(&aux);
+            load_fence();
+            t0 = ticks_ordered();
             for (int k = 0; k < n; ++k) {
                 sum += atomic_load_explicit(&far[order[k] * SPREAD].v, memory_order_relaxed);
             }
-            t1 = __rdtscp(&aux);
+            t1 = ticks_ordered();
             if (sum != s * (uint64_t) n) {
                 abort();
             }
@@ -292,7 +331,7 @@ static void fan(int me, int nt, int n, double *out)
         if (0 == me) {
             uint64_t t0, worst = 0, sum = 0;
             spin_ns(2000); /* every poller back at its poll */
-            t0 = __rdtsc();
+            t0 = ticks();
             atomic_store_explicit(&go.v, s, memory_order_release);
             for (int r = 1; r < nt; ++r) {
                 while (atomic_load_explicit(&flag[r].v, memory_order_acquire) != s) {
@@ -308,7 +347,7 @@ static void fan(int me, int nt, int n, double *out)
         } else {
             while (atomic_load_explicit(&go.v, memory_order_acquire) != s) {
             }
-            atomic_store_explicit(&seen[me].v, __rdtsc(), memory_order_relaxed);
+            atomic_store_explicit(&seen[me].v, ticks(), memory_order_relaxed);
             atomic_store_explicit(&flag[me].v, s, memory_order_release);
         }
     }
@@ -331,16 +370,15 @@ static void gather(int me, int nt, int n, double *out)
         uint64_t s = (uint64_t) i + 101;
         if (0 == me) {
             uint64_t sum = 0, t0, t1;
-            unsigned aux;
             while (atomic_load_explicit(&go.v, memory_order_acquire) != s * (uint64_t) (nt - 1)) {
             }
             spin_ns(500);
-            _mm_lfence();
-            t0 = __rdtscp(&aux);
+            load_fence();
+            t0 = ticks_ordered();
             for (int r = 1; r < nt; ++r) {
                 sum += atomic_load_explicit(&data[r].v, memory_order_relaxed);
             }
-            t1 = __rdtscp(&aux);
+            t1 = ticks_ordered();
             if (sum != s * (uint64_t) (nt - 1)) {
                 abort();
             }
