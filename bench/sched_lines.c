@@ -18,6 +18,9 @@
  *               bcast_radix, reduce_radix, barrier_nway_n,
  *               allreduce_ktree_degree, allreduce_nway_n, allreduce_bruck_n,
  *               allreduce_read_max_bytes; repeatable
+ *   -R          what if WAIT_ALL and FOLD_ALL tested the words from the rank
+ *               above on (rotated) rather than from rank 0: the readers of
+ *               one line spread out in time (same counts; times with -c)
  *   -g G        two-level algorithms: nodes of G consecutive ranks (default:
  *               one node), every window still mapped
  *   -c X,U,F,G,A  costs in ns (lines_cost_t): a transfer X, a store to a
@@ -81,7 +84,7 @@ static bool set_param(coll_rdma_config_t *cfg, const char *name, long v)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: sched_dump --lines [-v] [-a ALG] [-o NAME=N ...] [-g G] "
+    fprintf(stderr, "usage: sched_dump --lines [-v] [-R] [-a ALG] [-o NAME=N ...] [-g G] "
                     "[-c X,U,F,G,A] [-C US] COLL P BYTES\n"
                     "  COLL: barrier, bcast, allreduce, reduce, allgather, alltoall\n");
     exit(2);
@@ -167,8 +170,9 @@ int sched_lines_main(int argc, char **argv)
     lines_config(&ls.cfg);
     while (a < argc && '-' == argv[a][0]) {
         const char *o = argv[a];
-        if (0 == strcmp(o, "-v")) {
-            verbose = 1;
+        if (0 == strcmp(o, "-v") || 0 == strcmp(o, "-R")) {
+            verbose |= 'v' == o[1];
+            ls.rotate |= 'R' == o[1];
             ++a;
             continue;
         }

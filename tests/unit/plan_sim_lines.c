@@ -32,8 +32,11 @@
  * far completed).  A load that needs a transfer starts at max(I, when its
  * version was written) and takes a transfer: loads whose addresses are known
  * overlap, as an out-of-order core overlaps independent misses; only a wait
- * that had to spin (the word was written after I) moves I, to when the
- * value arrived: what follows a spin starts after it.  A store retires at
+ * that had to spin moves I, to when the value arrived: what follows a spin
+ * starts after it.  A wait spins where the word was stored at I or later: a
+ * store is not seen by a load issued at the same moment, so ranks that all
+ * enter at once find each other's first words not there yet (a WAIT_ALL's
+ * first pass finds none, polls the last, and a second pass loads the rest).  A store retires at
  * max(I, R) (after every earlier load) and becomes visible then, plus a
  * transfer where it takes the line from another writer (an upgrade's cost
  * where other ranks hold it), and not before the rank's earlier stores
@@ -65,6 +68,9 @@ static int count_bits(const uint64_t *b, int nw)
     }
     return n;
 }
+
+/* When a store of an earlier call became visible: before any time of this one. */
+#define BEFORE (-1e30)
 
 /* ---- the lines ---------------------------------------------------------------------------- */
 
@@ -100,15 +106,14 @@ static lline_t *line_get(sim_t *S, model_t *M, int owner, size_t idx)
             lline_t *l = &M->lines[i];
             if (l->call != M->call) {
                 l->call = M->call;
-                l->at = l->word_at = 0;
+                l->at = l->word_at = BEFORE;
                 l->fan = 0;
-                l->served = 0;
                 l->ev = l->word_ev = -1;
             }
             return l;
         }
     }
-    M->lines[i] = (lline_t){key, owner, M->call, 0, 0, -1, 0, 0, -1,
+    M->lines[i] = (lline_t){key, owner, M->call, 0, NULL, 0, -1, BEFORE, BEFORE, -1,
                             xcalloc(S, 2 * M->nw, sizeof(uint64_t)), NULL};
     M->lines[i].prev = M->lines[i].valid + M->nw;
     set_bit(M->lines[i].valid, owner);
@@ -164,12 +169,21 @@ static double load(sim_t *S, model_t *M, int q, int owner, size_t idx, double is
     if (older) {
         set_bit(l->prev, q);
     } else {
-        /* the readers of one version are served one after the other */
-        if (l->fan > 0 && done < l->served + M->cost.fan) {
-            done = l->served + M->cost.fan;
+        /* readers of one version that started no later queue before this one */
+        int before = 0;
+        for (int k = 0; k < l->fan; ++k) {
+            before += l->starts[k] <= start;
         }
-        l->served = done > l->served ? done : l->served;
-        ++l->fan;
+        done += M->cost.fan * before;
+        if (l->fan == l->cap) {
+            double *st = realloc(l->starts, (size_t) (l->cap ? 2 * l->cap : 8) * sizeof(double));
+            if (NULL == st) {
+                fail(S, "out of memory");
+            }
+            l->starts = st;
+            l->cap = l->cap ? 2 * l->cap : 8;
+        }
+        l->starts[l->fan++] = start;
         set_bit(l->valid, q);
     }
     r->xfer += 1;
@@ -197,7 +211,7 @@ static void wait_line(sim_t *S, model_t *M, int q, int owner, size_t idx)
 {
     lline_t *l = line_get(S, M, owner, idx);
     lrank_t *r = &M->rk[q];
-    bool spun = l->word_at > r->issue && !bit(l->valid, q);
+    bool spun = l->word_at >= r->issue && !bit(l->valid, q);
     int ev;
     double done;
 
@@ -264,7 +278,6 @@ static void store_range(sim_t *S, model_t *M, int q, int owner, size_t off, size
         l->writer = q;
         l->at = done;
         l->fan = 0;
-        l->served = 0;
         l->ev = ev;
         if (word && i == first) {
             l->word_at = done;
@@ -305,13 +318,14 @@ static void wait_all_lines(sim_t *S, model_t *M, int q, const coll_rdma_act_t *a
     seen[q] = true;
     while (left > 0) {
         int last_short = -1;
-        for (int p = 0; p < S->P; ++p) {
+        for (int k = 0; k < S->P; ++k) {
+            int p = M->ls->rotate ? (q + 1 + k) % S->P : k; /* the executor: from rank 0 */
             lline_t *l;
             if (seen[p]) {
                 continue;
             }
             l = line_get(S, M, p, idx);
-            if (l->word_at <= r->issue || bit(l->valid, q)) {
+            if (l->word_at < r->issue || bit(l->valid, q)) {
                 int ev;
                 double done = load(S, M, q, p, idx, r->issue, true, &ev);
                 retire(M, q, done, ev);

@@ -21,9 +21,10 @@
 
 /*
  * What time costs, in ns (or in transfers: xfer = 1, the rest 0, which is
- * how the counts are made).  A transfer that starts at t ends at t + xfer,
- * and not before `fan` after the rank before it got the same version of
- * the line (readers of one line are served one after the other); a store
+ * how the counts are made).  A transfer that starts at t ends at t + xfer
+ * + fan * (ranks that started fetching the same version of the line at t or
+ * before: the readers of one line at once are served one after the other,
+ * not those that come later); a store
  * to a line that other ranks hold becomes visible `upgrade` later; a rank
  * starts one transfer every `gap` at most (0: any number at once); every
  * action takes `action` of its rank's time.
@@ -31,7 +32,7 @@
 typedef struct lines_cost {
     double xfer;    /* one line from its writer's cache to the toucher (ns) */
     double upgrade; /* a store to a line other ranks hold: their copies go (ns) */
-    double fan;     /* readers of one version of a line get it at least this far apart (ns) */
+    double fan;     /* more per rank fetching the same version no later (ns) */
     double gap;     /* a rank's transfers start at least this far apart (ns) */
     double action;  /* local work of one action of the program (ns) */
 } lines_cost_t;
@@ -49,6 +50,8 @@ typedef struct lines_setup {
                              * lines_period()) */
     lines_cost_t cost;      /* zero: count (xfer = 1) */
     bool path;              /* describe the worst call's critical path in result.path */
+    bool rotate;            /* what if: WAIT_ALL and FOLD_ALL test the words from rank + 1
+                             * on, not from rank 0 (readers of one line spread out in time) */
 } lines_setup_t;
 
 #define LINES_PATH_BYTES 4096

@@ -21,10 +21,11 @@ typedef struct lline {
     int writer;     /* whose write made the current version */
     int call;       /* the call `at`, `fan` and `ev` belong to */
     int fan;        /* ranks that fetched the current version in this call */
-    double served;  /* when the last of them had it (its readers queue: lines_cost_t.fan) */
+    double *starts; /* when each of them started fetching it (lines_cost_t.fan), fan of cap */
+    int cap;
     int ev;         /* the write's event (paths), or -1 */
-    double at;      /* when the current version became visible (0: before the call) */
-    double word_at; /* when its sequence word was last stored (0: before the call) */
+    double at;      /* when the current version became visible (BEFORE: an earlier call) */
+    double word_at; /* when its sequence word was last stored (BEFORE: an earlier call) */
     int word_ev;    /* that store's event (paths), or -1 */
     uint64_t *valid; /* ranks holding the current version */
     uint64_t *prev;  /* ranks that held the version before (wasted polls) */

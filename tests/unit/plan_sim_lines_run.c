@@ -399,6 +399,7 @@ int lines_run(const lines_setup_t *ls, lines_result_t *out, char *err, size_t er
     }
     for (size_t k = 0; k < M.cap; ++k) {
         free(M.lines[k].valid);
+        free(M.lines[k].starts);
     }
     free(M.lines);
     free(M.rk);
