@@ -33,6 +33,10 @@
  *   one group (net), and every rank reads the other ppn - 1 shares (shm).
  *   ALG names begin with the collective: barrier-, allreduce-, bcast-,
  *   reduce- (see run_alg()).
+ *
+ * sched_dump --lines [options] COLL P BYTES: the cache-line model instead
+ * (bench/sched_lines.c, tests/unit/plan_sim_lines.c): per algorithm, the
+ * 64-byte lines that move between ranks per call on the real plans.
  */
 #include "coll_rdma_sched.h"
 
@@ -425,7 +429,8 @@ static void intra_ports(int ppn, int fold)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: sched_dump [-q ppn] [-H ppn] [-N ppn] [-r rank] ALG P PARAM m[,m...]\n");
+    fprintf(stderr, "usage: sched_dump [-q ppn] [-H ppn] [-N ppn] [-r rank] ALG P PARAM m[,m...]\n"
+                    "       sched_dump --lines [options] COLL P BYTES (sched_lines.c)\n");
     exit(2);
 }
 

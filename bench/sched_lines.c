@@ -10,8 +10,9 @@
  * steady-state calls, every rank entering each call at once): on the
  * critical path, at the busiest rank, in all.  Options:
  *   -v          more fields (the worst call's values, upgrades, wasted polls,
- *               transfers served by one rank's lines, the busiest rank) and
- *               the worst call's critical path, line by line
+ *               transfers served by one rank's lines, the busiest rank; with
+ *               -c the first rank's exit too) and the worst call's critical
+ *               path, line by line
  *   -a ALG      that algorithm only
  *   -o NAME=N   a parameter of the configuration other than its default
  *               (coll_rdma_NAME): bcast_slots, bcast_segment_bytes,
@@ -119,7 +120,7 @@ static int one(lines_setup_t *ls, lines_result_t *res, int verbose, double call_
 {
     lines_cost_t cost = ls->cost;
     char err[LINES_PATH_BYTES];
-    double us = -1;
+    double us = -1, first = 0;
 
     if (cost.xfer + cost.upgrade + cost.fan + cost.gap + cost.action > 0) {
         ls->path = false;
@@ -128,6 +129,7 @@ static int one(lines_setup_t *ls, lines_result_t *res, int verbose, double call_
             return -1;
         }
         us = call_us + res->time / 1000;
+        first = res->first;
     }
     ls->cost = (lines_cost_t){0, 0, 0, 0, 0};
     ls->path = verbose;
@@ -151,6 +153,9 @@ static int one(lines_setup_t *ls, lines_result_t *res, int verbose, double call_
     }
     if (us >= 0) {
         printf(" us=%.3f", us);
+        if (verbose) {
+            printf(" first_exit_us=%.3f", call_us + first / 1000);
+        }
     }
     printf("\n");
     if (verbose && '\0' != res->path[0]) {

@@ -65,6 +65,7 @@ typedef struct lines_result {
     double wasted;    /* polls that fetched a line before the write they waited for */
     double served;    /* transfers out of lines last written by one rank, the most */
     double time;      /* the last exit, in the units of the cost (count: = critical) */
+    double first;     /* the first exit (the spread of the exits: time - first) */
     double time_max;
     int busiest_rank; /* of the worst call */
     char path[LINES_PATH_BYTES]; /* the worst call's critical path, if asked */

@@ -87,7 +87,7 @@ static void call_begin(model_t *M, int call)
 static void call_end(sim_t *S, model_t *M)
 {
     lines_result_t *o = M->out;
-    double total = 0, busiest = 0, time = 0, served = 0;
+    double total = 0, busiest = 0, time = 0, served = 0, first = 1e300;
     int who = 0, last = 0;
 
     if (!lines_measured(M)) {
@@ -107,11 +107,13 @@ static void call_end(sim_t *S, model_t *M)
             time = r->retire;
             last = q;
         }
+        first = r->retire < first ? r->retire : first;
     }
     o->total += total;
     o->busiest += busiest;
     o->served += served;
     o->time += time;
+    o->first += first;
     o->total_max = total > o->total_max ? total : o->total_max;
     o->busiest_max = busiest > o->busiest_max ? busiest : o->busiest_max;
     if (time > o->time_max || 0 == o->calls) {
@@ -394,6 +396,7 @@ int lines_run(const lines_setup_t *ls, lines_result_t *out, char *err, size_t er
         out->wasted /= n;
         out->served /= n;
         out->time /= n;
+        out->first /= n;
         out->critical = counting ? out->time : 0;
         out->critical_max = counting ? out->time_max : 0;
     }
