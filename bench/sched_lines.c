@@ -215,7 +215,7 @@ int sched_lines_main(int argc, char **argv)
     ls.P = atoi(argv[a + 1]);
     ls.bytes = (size_t) atol(argv[a + 2]);
     ls.path = verbose;
-    if (coll < 0 || ls.P < 1 || ls.P > 4096 || ls.cfg.bcast_slots < 1 || ls.groups < 0
+    if (coll < 0 || ls.P < 1 || ls.P > 1024 || ls.cfg.bcast_slots < 1 || ls.groups < 0
         || ls.cfg.bcast_segment_bytes < 64) {
         usage();
     }

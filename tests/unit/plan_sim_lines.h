@@ -40,7 +40,7 @@ typedef struct lines_cost {
 /* One model run: an algorithm called back to back with the same arguments. */
 typedef struct lines_setup {
     int coll, alg;          /* enum coll_rdma_coll, enum coll_rdma_alg */
-    int P;                  /* ranks, 1 .. 4096 */
+    int P;                  /* ranks, 1 .. 1024 (sched_dump) */
     size_t bytes;           /* the message (bcast, reductions) or one block; barrier: 0 */
     int root;
     int groups;             /* > 0: the node map the two-level plans see makes nodes of
