@@ -33,6 +33,10 @@
  *   one group (net), and every rank reads the other ppn - 1 shares (shm).
  *   ALG names begin with the collective: barrier-, allreduce-, bcast-,
  *   reduce- (see run_alg()).
+ *
+ * sched_dump --lines [options] COLL P BYTES: the cache-line model instead
+ * (bench/sched_lines.c, tests/unit/plan_sim_lines.c): per algorithm, the
+ * 64-byte lines that move between ranks per call on the real plans.
  */
 #include "coll_rdma_sched.h"
 
@@ -425,7 +429,8 @@ static void intra_ports(int ppn, int fold)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: sched_dump [-q ppn] [-H ppn] [-N ppn] [-r rank] ALG P PARAM m[,m...]\n");
+    fprintf(stderr, "usage: sched_dump [-q ppn] [-H ppn] [-N ppn] [-r rank] ALG P PARAM m[,m...]\n"
+                    "       sched_dump --lines [options] COLL P BYTES (sched_lines.c)\n");
     exit(2);
 }
 
@@ -439,12 +444,17 @@ static int kind_of(const char *alg)
     return -1;
 }
 
+int sched_lines_main(int argc, char **argv); /* sched_lines.c */
+
 int main(int argc, char **argv)
 {
     int ppn = 1, hier = 0, a = 1, size, param, kind, nm = 0;
     long sizes[MAX_SIZES], cap;
     char *s, *tok;
 
+    if (argc > 1 && 0 == strcmp(argv[1], "--lines")) {
+        return sched_lines_main(argc - 1, argv + 1);
+    }
     A.detail = -1;
     while (a < argc && argv[a][0] == '-') {
         if (a + 1 >= argc) usage();

@@ -160,6 +160,9 @@ static void node_map(sim_t *S, const int *node_of)
         for (int t = q - 1; t >= 0; --t) {
             leader_of[q] = S->r[q].direct[t] ? t : leader_of[q];
         }
+        if (S->sc->groups > 0 && S->sc->all_direct) {
+            leader_of[q] = q - q % S->sc->groups;
+        }
         hash[q] = coll_rdma_topo_map_hash(S->r[q].direct, P);
     }
     for (int q = 0; q < P; ++q) {
@@ -200,8 +203,10 @@ static void build(sim_t *S)
         }
         w->base = xcalloc(S, w->size, 1);
         w->scratch = xcalloc(S, w->scratch_size, 1);
+        /* calloc's memory is already 0: pages no run touches stay unmapped
+         * (windows of 256 ranks, plan_sim_lines.c) */
         for (int g = 0; g < w->nregions; ++g) {
-            for (int s = 0; s < w->regions[g].nslots; ++s) {
+            for (int s = 0; s < w->regions[g].nslots && 0 != w->regions[g].empty; ++s) {
                 memcpy(w->base + coll_rdma_window_region_slot(w, &w->regions[g], s),
                        &w->regions[g].empty, sizeof(uint64_t));
             }
@@ -286,7 +291,7 @@ static void __attribute__((noreturn)) deadlock(sim_t *S)
     fail(S, "%s", msg);
 }
 
-static void schedule(sim_t *S)
+static void schedule(sim_t *S, void *ctx)
 {
     int *cand = xcalloc(S, S->P, sizeof(int));
 
@@ -355,6 +360,11 @@ static void schedule(sim_t *S)
         }
     }
     free(cand);
+}
+
+/* At the end of a run: every message was read by every reader planned. */
+static void check_end(sim_t *S)
+{
     S->q = -1;
     for (int owner = 0; owner < S->P; ++owner) {
         for (int s = 0; s < S->nwords; ++s) {
@@ -373,6 +383,9 @@ static void cleanup(sim_t *S)
     }
     free(S->puts);
     for (size_t k = 0; NULL != S->ops && k < (size_t) S->P * S->ncalls; ++k) {
+        if (S->sc->calls[k % (size_t) S->ncalls].replay_of >= 0) {
+            continue; /* never built (sop() takes the original's): left untouched */
+        }
         coll_rdma_prog_fini(&S->ops[k].op.prog);
         free(S->ops[k].smem);
         free(S->ops[k].rmem);
@@ -402,6 +415,12 @@ static void cleanup(sim_t *S)
 
 int sim_run(const sim_scenario_t *sc, sim_stats_t *st, char *err, size_t errlen)
 {
+    return sim_run_with(sc, st, err, errlen, schedule, NULL);
+}
+
+int sim_run_with(const sim_scenario_t *sc, sim_stats_t *st, char *err, size_t errlen,
+                 sim_driver_fn driver, void *ctx)
+{
     sim_t *S = calloc(1, sizeof(sim_t));
     volatile int rc = 0; /* set after the longjmp */
 
@@ -421,7 +440,8 @@ int sim_run(const sim_scenario_t *sc, sim_stats_t *st, char *err, size_t errlen)
     err[0] = '\0';
     if (0 == setjmp(S->fail)) {
         build(S);
-        schedule(S);
+        driver(S, ctx);
+        check_end(S);
     } else {
         rc = -1;
     }

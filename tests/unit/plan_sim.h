@@ -14,7 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SIM_MAX_CALLS 16
+/* Calls of a scenario at most: test_plans runs up to 10, the line model
+ * (plan_sim_lines.c) a warm-up and a measured period of calls, as many as
+ * the deepest slot ring it turns through twice. */
+#define SIM_MAX_CALLS 1024
 /* A reduction element: two 64-bit lanes, a wrapping sum of the
  * contributions (every one exactly once) and a hash of the expression
  * (which operands in which association and order). */
@@ -42,6 +45,9 @@ typedef struct sim_scenario {
     int nodes;       /* > 0 (and not all_direct): the ranks form this many nodes at random
                       * (some maybe empty), mapped inside a node only, and the windows
                       * get the node map the two-level plans use */
+    int groups;      /* > 0 with all_direct: the node map makes nodes of this many
+                      * consecutive ranks (windows all mapped: the line model's
+                      * two levels by shared cache) */
     coll_rdma_config_t cfg;
     int ncalls;      /* calls every rank makes, in this order */
     sim_call_t calls[SIM_MAX_CALLS];

@@ -6,6 +6,7 @@
  *   plan_sim_base.c     names, helpers, the map, slots
  *   plan_sim_window.c   readers of every message, window accesses, puts
  *   plan_sim_step.c     inputs and results of calls, the interpreter
+ *   plan_sim_lines.c    the cache-line model (its own driver and hook)
  *
  * Units: q, owner, target are ranks (0 .. P-1); i and call index the
  * scenario's calls; slot indexes S->words (every slot's word, ascending);
@@ -117,7 +118,23 @@ typedef struct sim {
     char *err;
     size_t errlen;
     int q, call, pc;                 /* the action being run, for messages (q < 0: none) */
+    /* called by step() after every action that completed (not after a
+     * would-block), with the action's instance: the line model's view */
+    void (*hook)(struct sim *S, int q, const coll_rdma_act_t *a, uint64_t seq);
+    void *hook_ctx;
 } sim_t;
+
+/* A scheduler for sim_run_with(): runs every rank's calls to the end
+ * through step(), or fails. */
+typedef void (*sim_driver_fn)(sim_t *S, void *ctx);
+
+/**
+ * sim_run() with another scheduler than the random one: `driver` (with
+ * ctx) runs the ranks after the world is built; the checks at the end are
+ * the same.  Returns 0, or -1 with the first failure in err.
+ */
+int sim_run_with(const sim_scenario_t *sc, sim_stats_t *st, char *err, size_t errlen,
+                 sim_driver_fn driver, void *ctx);
 
 /* Names of action kinds, collectives and algorithms, by their enums. */
 extern const char *const kind_names[];

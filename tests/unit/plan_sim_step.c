@@ -370,6 +370,9 @@ int step(sim_t *S, int q)
         ++S->st->blocked;
         return BLOCK;
     }
+    if (NULL != S->hook) {
+        S->hook(S, q, a, seq);
+    }
     R->pending_set = false;
     ++R->pc;
     ++S->st->actions;

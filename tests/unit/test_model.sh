@@ -2,7 +2,8 @@
 # Unit test of the LogGP model (bench/model.py, bench/sched_dump): closed
 # forms against hand-computed values, the dump's rounds and messages for a few
 # sizes (non-powers of two and P = 1), the ring's bytes per step, the
-# two-level and n-port forms' rounds, and coll/tuned's decision table.  python3 and the
+# two-level and n-port forms' rounds, coll/tuned's decision table, and the
+# format of sched_dump --lines.  python3 and the
 # built sched_dump only; a second or two.  Exit 0 pass, 1 fail, 77 skip.
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-$SRCDIR/build}
@@ -170,6 +171,15 @@ check("tuned allreduce 262144 x 64 KiB (-> linear)", mc.tuned_allreduce(262144, 
 check("tuned bcast 64 x 8 B", mc.tuned_bcast(64, 8), ("bcast-knomial", 4))
 check("tuned bcast 4096 x 1 MiB", mc.tuned_bcast(4096, 1 << 20), ("bcast-scatter-allgather", 1))
 check("tuned bcast 2 x 8 B", mc.tuned_bcast(2, 8), ("bcast-chain", 1))
+
+# 8. the cache-line model's command (tests/unit/test_lines checks the counts):
+# one line per algorithm, "ALG P BYTES critical=N busiest=N total=N"
+lines = run("--lines", "barrier", 8, 0)
+check("--lines barrier algorithms", [l.split()[0] for l in lines], ["read", "nway", "pairwise", "hier"])
+check("--lines fields", [l.split()[1:3] + [f.split("=")[0] for f in l.split()[3:]] for l in lines][0],
+      ["8", "0", "critical", "busiest", "total"])
+check("--lines read barrier P=8", lines[0], "read 8 0 critical=2 busiest=7 total=56")
+check("--lines allreduce read above its cap", run("--lines", "-a", "read", "allreduce", 8, 4096)[0][0], "#")
 
 print("test_model: %s" % ("PASS" if failures == 0 else "%d FAILED" % failures))
 sys.exit(1 if failures else 0)
