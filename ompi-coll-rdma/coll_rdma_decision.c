@@ -60,7 +60,7 @@ typedef struct call_facts {
     int nnodes; /* nodes of the window's node map (0: none; coll_rdma_topo_set_nodes) */
     size_t bytes;
     bool all_direct, emulated, reducible_type, reducible_op, order_independent, fallback_wrong;
-    bool *rescued; /* reductions only */
+    bool rsag_segments; /* reductions: the window holds this collective's rsag segments */
 } call_facts_t;
 
 /* One collective's decision for algorithm `alg` (the parameter's, a rule's,
@@ -92,9 +92,6 @@ static int decide(const coll_rdma_config_t *cfg, int coll, decide_as_fn as,
      * forced algorithm or a rule still serves, and so does auto where Open
      * MPI's own reduction of the pair is wrong (correct beats fast) */
     if (COLL_RDMA_ALG_AUTO == alg && f->emulated && !cfg->auto_emulated && !f->fallback_wrong) {
-        if (NULL != f->rescued) {
-            *f->rescued = false;
-        }
         return fallback(why, COLL_RDMA_WHY_WINDOW);
     }
     decided = as(cfg, alg, f, why);
@@ -110,6 +107,39 @@ static int decide(const coll_rdma_config_t *cfg, int coll, decide_as_fn as,
 static bool two_level(const call_facts_t *f)
 {
     return !f->all_direct && f->nnodes > 0 && f->nnodes < f->comm_size;
+}
+
+/*
+ * Correct beats fast (DESIGN.md rule 7): where Open MPI's own reduction of the
+ * pair is wrong, a call that `decided` hands on for its size or the window
+ * (not a forced `fallback`: that stays the user's way to take coll/rdma out
+ * of the picture) is served all the same, and *rescued says so.  First by
+ * what auto takes for a correct pair of that size on this communicator, so
+ * that such calls run the same algorithms as any other; where auto would
+ * hand it on too, by `any_size`, an algorithm that serves every size through
+ * segments or chunks of bounded window memory.  Inputs as every decision's:
+ * the agreed configuration and union, and what MPI requires to match.
+ */
+static int rescue(const coll_rdma_config_t *cfg, decide_as_fn as, const call_facts_t *f,
+                  int decided, int any_size, bool *rescued, int *why)
+{
+    int auto_why;
+
+    *rescued = false;
+    /* Open MPI's datatype engine packs in int counts of bytes */
+    if (COLL_RDMA_ALG_FALLBACK != decided || !f->fallback_wrong || f->bytes > INT32_MAX
+        || (COLL_RDMA_WHY_TOO_LARGE != *why && COLL_RDMA_WHY_WINDOW != *why)) {
+        return decided;
+    }
+    decided = as(cfg, COLL_RDMA_ALG_AUTO, f, &auto_why);
+    if (COLL_RDMA_ALG_FALLBACK == decided) {
+        if (COLL_RDMA_ALG_FALLBACK == any_size) {
+            return decided; /* *why stays the asked algorithm's */
+        }
+        decided = any_size;
+    }
+    *rescued = true;
+    return decided;
 }
 
 static int barrier_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *f, int *why)
@@ -324,6 +354,7 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
     f.reducible_op = reducible_op;
     f.order_independent = order_independent;
     f.fallback_wrong = fallback_wrong;
+    f.rsag_segments = reach->rsag_allreduce;
     if (cfg->allreduce_staleness > 0 && reducible_type && reducible_op && all_direct && bytes > 0
         && bytes <= cfg->allreduce_ssp_max_bytes
         && COLL_RDMA_ALG_FALLBACK != cfg->alg[COLL_RDMA_ALLREDUCE]) {
@@ -331,21 +362,12 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
         return COLL_RDMA_ALG_SSP;
     }
     decided = decide(cfg, COLL_RDMA_ALLREDUCE, allreduce_as, &f, why);
-
-    /*
-     * Correct beats fast: where Open MPI's own reduction of the pair is
-     * wrong, a call that would be handed on for its size (or because the
-     * forced algorithm cannot serve it here) takes the ring, which serves any
-     * size through slots of one segment.  Not a forced `fallback`: that stays
-     * the user's way to take coll/rdma out of the picture.
-     */
-    *rescued = false;
-    if (COLL_RDMA_ALG_FALLBACK == decided && fallback_wrong && bytes <= INT32_MAX
-        && (COLL_RDMA_WHY_TOO_LARGE == *why || COLL_RDMA_WHY_WINDOW == *why)) {
-        *rescued = true;
-        decided = COLL_RDMA_ALG_RING;
-    }
-    return decided;
+    /* any size: rsag's and the ring's window memory is per segment; rsag
+     * reads every window (one node) and needs its segments laid out, which
+     * the window has only where rsag is forced or a rule names it */
+    return rescue(cfg, allreduce_as, &f, decided,
+                  all_direct && f.rsag_segments ? COLL_RDMA_ALG_RSAG : COLL_RDMA_ALG_RING, rescued,
+                  why);
 }
 
 /* auto: Bruck's allgather up to this many bytes gathered (MPICH's 80 KB, seed 000 B.7) */
@@ -412,13 +434,8 @@ int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size
 
 static int reduce_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *f, int *why)
 {
-    int comm_size = f->comm_size;
     size_t bytes = f->bytes;
-    bool *rescued = f->rescued;
-    size_t cap = coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_REDUCE,
-                                            COLL_RDMA_ALG_KNOMIAL);
 
-    *rescued = false;
     if (COLL_RDMA_ALG_FALLBACK == alg) {
         return fallback(why, COLL_RDMA_WHY_FORCED);
     }
@@ -440,15 +457,9 @@ static int reduce_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t 
     if (COLL_RDMA_ALG_HIER == alg && 0 == f->nnodes) {
         return fallback(why, COLL_RDMA_WHY_WINDOW);
     }
-    if (bytes > cap) {
-        /* as for allreduce: served in chunks of at most cap bytes
-         * (coll_rdma_plan()) where the fallback would be wrong; a chunk holds
-         * at least one element of every type the self-test can mark (<= 8
-         * bytes) */
-        if (!f->fallback_wrong || cap < 8 || bytes > INT32_MAX) {
-            return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
-        }
-        *rescued = true;
+    if (bytes > coll_rdma_window_block_cap(cfg, f->comm_size, COLL_RDMA_REDUCE,
+                                           COLL_RDMA_ALG_KNOMIAL)) {
+        return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
     }
     /* auto: the k-nomial tree also across nodes.  Over consecutive ranks per
      * node it is node-aware by itself (its first rounds stay inside a node,
@@ -464,10 +475,30 @@ int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t
                             bool fallback_wrong, bool *rescued, int *why)
 {
     call_facts_t f = facts(comm_size, reach, bytes);
+    int decided, any_size;
 
     f.reducible_type = reducible_type;
     f.reducible_op = reducible_op;
     f.fallback_wrong = fallback_wrong;
-    f.rescued = rescued;
-    return decide(cfg, COLL_RDMA_REDUCE, reduce_as, &f, why);
+    f.rsag_segments = reach->rsag_reduce;
+    decided = decide(cfg, COLL_RDMA_REDUCE, reduce_as, &f, why);
+    /*
+     * Any size: rsag (window memory per segment) where every window is
+     * mapped and its segments are laid out; else a tree in chunks of at most
+     * the reduce slot (coll_rdma_plan()), each chunk one instance: the asked
+     * hier where it has a node map, else the k-nomial tree.  A chunk must
+     * hold one element of every type the self-test can mark (<= 8 bytes).
+     */
+    if (reach->all_direct && f.rsag_segments) {
+        any_size = COLL_RDMA_ALG_RSAG;
+    } else if (coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_REDUCE, COLL_RDMA_ALG_KNOMIAL)
+               < 8) {
+        any_size = COLL_RDMA_ALG_FALLBACK;
+    } else {
+        any_size = COLL_RDMA_ALG_HIER == asked(cfg, COLL_RDMA_REDUCE, comm_size, bytes)
+                           && f.nnodes > 0
+                       ? COLL_RDMA_ALG_HIER
+                       : COLL_RDMA_ALG_KNOMIAL;
+    }
+    return rescue(cfg, reduce_as, &f, decided, any_size, rescued, why);
 }

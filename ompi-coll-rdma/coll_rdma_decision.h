@@ -17,6 +17,10 @@ typedef struct coll_rdma_reach {
     bool all_direct; /* every rank maps every peer's window (one node) */
     bool emulated;   /* some rank reaches a peer by puts UCX emulates (no RMA lane: TCP) */
     int nnodes;      /* nodes of the window's node map, 0 where there is none */
+    /* the window holds segments for the rsag allreduce / reduce: laid out
+     * only where rsag is the collective's forced algorithm or a tuning rule
+     * names it (a function of the agreed configuration) */
+    bool rsag_allreduce, rsag_reduce;
 } coll_rdma_reach_t;
 
 /*
@@ -43,9 +47,12 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
  * them, for barrier too, where windows are reached by puts and fewer nodes
  * than ranks), emulated;
  * fallback_wrong: Open MPI's own reduction of (op, type) is wrong on some
- * rank (agreed at set-up): then a call that no configured algorithm serves at
- * its size, or that a forced algorithm cannot serve, takes the segmented ring
- * at any size and *rescued is set (unless *_algorithm = fallback).
+ * rank (agreed at set-up): then a call that the algorithm asked for hands on
+ * for its size or the window is served all the same and *rescued is set
+ * (unless *_algorithm = fallback): by what auto takes for a correct pair of
+ * that size, and where auto would hand it on too, by an algorithm that
+ * serves any size: rsag where every window is mapped and the window holds
+ * rsag segments (reach->rsag_allreduce), else the segmented ring.
  * cfg->allreduce_staleness > 0 (the communicator asked for bounded
  * staleness): SSP for a reducible call of 1 to allreduce_ssp_max_bytes bytes
  * where every window is mapped (unless allreduce_algorithm = fallback); any
@@ -69,10 +76,14 @@ int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size
                               const coll_rdma_reach_t *reach, int *why);
 /*
  * reducible_type, reducible_op, all_direct, fallback_wrong: as
- * coll_rdma_decide_allreduce(); a knomial call above the window's reduce
- * slots whose fallback is wrong is served (KNOMIAL, *rescued set) in chunks of
- * at most coll_rdma_window_block_cap(REDUCE) bytes, one instance each.  A
- * forced rsag serves up to reduce_max_bytes where every window is mapped.
+ * coll_rdma_decide_allreduce(); a call whose fallback is wrong and that the
+ * algorithm asked for hands on for its size or the window takes what auto
+ * takes for a correct pair of its size, else (above the window's reduce
+ * slots) rsag where every window is mapped and the window holds rsag
+ * segments (reach->rsag_reduce), else the asked hier or the k-nomial tree in
+ * chunks of at most coll_rdma_window_block_cap(REDUCE) bytes, one instance
+ * each; *rescued is set.  A forced rsag serves up to reduce_max_bytes where
+ * every window is mapped.
  */
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                             bool reducible_type, bool reducible_op, const coll_rdma_reach_t *reach,

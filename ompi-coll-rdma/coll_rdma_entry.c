@@ -11,6 +11,7 @@
 
 #include "coll_rdma_entry.h"
 #include "coll_rdma_call.h"
+#include "coll_rdma_op.h"
 #include "coll_rdma_request.h"
 #include "coll_rdma_stats.h"
 
@@ -21,10 +22,29 @@
 #include "ompi/runtime/mpiruntime.h"
 #include "opal/runtime/opal_progress.h"
 
+/* The algorithms a call served only because Open MPI's reduction is wrong
+ * may take (coll_rdma_decision.c, rescue()), for say_rescued(). */
+static const char *rescued_alg(int coll, int alg)
+{
+    switch (alg) {
+    case COLL_RDMA_ALG_RING:
+        return "segmented ring";
+    case COLL_RDMA_ALG_RSAG:
+        return "reduce-scatter and allgather by reading, in segments";
+    case COLL_RDMA_ALG_KNOMIAL:
+        return COLL_RDMA_REDUCE == coll ? "k-nomial tree, in chunks of its slot" : "k-nomial tree";
+    case COLL_RDMA_ALG_HIER:
+        return "two levels, in chunks";
+    default:
+        return "the algorithm auto takes for its size";
+    }
+}
+
 /*
  * A call served only because Open MPI's own reduction of its (op, type) is
  * wrong (the decision's rescued): said once per collective and pair at
- * verbose >= 1 (by the communicator's rank 0).
+ * verbose >= 1 (by the communicator's rank 0), with the first such call's
+ * algorithm.
  */
 static void say_rescued(const coll_rdma_call_t *c, int alg, struct ompi_communicator_t *comm)
 {
@@ -36,11 +56,11 @@ static void say_rescued(const coll_rdma_call_t *c, int alg, struct ompi_communic
         && 0 == (__atomic_fetch_or(&said[c->coll][f], bit, __ATOMIC_RELAXED) & bit)) {
         coll_rdma_output("%s %s on %s: Open MPI's own reduction computes wrong results on "
                          "this installation (op self-test), so coll/rdma serves such calls at "
-                         "every size, beyond its thresholds (%s)",
+                         "every size, beyond its thresholds (first such call: %s; reduced "
+                         "with %s)",
                          COLL_RDMA_ALLREDUCE == c->coll ? "MPI_Allreduce" : "MPI_Reduce",
-                         c->op->o_name, c->elem->name,
-                         COLL_RDMA_ALG_RING == alg ? "segmented ring"
-                                                       : "k-nomial tree in chunks");
+                         c->op->o_name, c->elem->name, rescued_alg(c->coll, alg),
+                         coll_rdma_op_reducer(c->op, c->elem));
     }
 }
 

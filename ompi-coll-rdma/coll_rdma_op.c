@@ -7,9 +7,12 @@
  * (the last step of the start at a warm-up call, or at the first window
  * set-up), every installed intrinsic function for an integer type is
  * compared with Open MPI's base (non-vectorized) function on the same
- * inputs; pairs that differ are then reduced with the base function.
- * Floating-point types are not compared: vector and scalar code may
- * legitimately differ in NaN payloads.
+ * inputs; pairs that differ are then reduced with coll/rdma's own kernel
+ * where it has one (SUM of 8- and 16-bit integers, coll_rdma_kernels.c:
+ * memory speed, where the base function runs at about 1 GB/s) and the
+ * kernel agrees with the base function on the same comparisons, else with
+ * the base function.  Floating-point types are not compared: vector and
+ * scalar code may legitimately differ in NaN payloads.
  *
  * Open MPI 4.1.4 also compares MPI_UNSIGNED_LONG as signed in MIN and MAX,
  * in every op component (open-mpi/ompi#10525, fixed in 4.1.5), so no
@@ -25,6 +28,7 @@
 
 #include "coll_rdma_op.h"
 #include "coll_rdma_config.h"
+#include "coll_rdma_kernels.h"
 
 #include <string.h>
 
@@ -37,6 +41,9 @@
 #define SELFTEST_COUNT 301
 
 static bool use_base[OMPI_OP_BASE_FORTRAN_OP_MAX][OMPI_OP_BASE_TYPE_MAX];
+/* where use_base is set: coll/rdma's own kernel for the pair, which agreed
+ * with the base function (NULL: the base function reduces it) */
+static coll_rdma_kernel_fn_t kernel[OMPI_OP_BASE_FORTRAN_OP_MAX][OMPI_OP_BASE_TYPE_MAX];
 /* bit t of fallback_wrong[f]: the function Open MPI itself uses for Fortran
  * op index f on op type t (what coll/tuned and every other component call)
  * computes wrong results */
@@ -115,6 +122,64 @@ static bool differs(ompi_op_base_handler_fn_t fn, ompi_op_base_module_t *module,
     return false;
 }
 
+/* coll/rdma's own kernel for Fortran op index f on op type t, or NULL:
+ * wrapping SUM of 8- and 16-bit integers, the pairs op/avx saturates. */
+static coll_rdma_kernel_fn_t own_kernel(int f, int t)
+{
+    if (OMPI_OP_BASE_FORTRAN_SUM != f) {
+        return NULL;
+    }
+    switch (t) {
+    case OMPI_OP_BASE_TYPE_INT8_T:
+    case OMPI_OP_BASE_TYPE_UINT8_T:
+        return coll_rdma_kernel_sum8;
+    case OMPI_OP_BASE_TYPE_INT16_T:
+    case OMPI_OP_BASE_TYPE_UINT16_T:
+        return coll_rdma_kernel_sum16;
+    default:
+        return NULL;
+    }
+}
+
+/* Whether `kern` and the reference `ref` give different results for some
+ * count of `dtype` on the self-test operands: count 0 and the counts of
+ * differs(), with both operands at the start of a vector and with each at
+ * another offset (the kernels' loops start wherever the buffers do); the
+ * output's next elements must stay untouched. */
+static bool kernel_differs(coll_rdma_kernel_fn_t kern, ompi_op_base_handler_fn_t ref,
+                           ompi_datatype_t *dtype)
+{
+    unsigned char mine[sizeof(sel_inout)], want[sizeof(sel_inout)];
+    size_t size = dtype->super.size;
+    int every = 64 / (int) size + 1;
+    /* element offsets of the input and the output */
+    const int offsets[][2] = {{0, 0}, {1, 3}, {5, 2}};
+
+    for (size_t o = 0; o < sizeof(offsets) / sizeof(offsets[0]); ++o) {
+        const unsigned char *in = sel_in + offsets[o][0] * size;
+        size_t at = offsets[o][1] * size;
+        /* up to the counts of differs() where the operands hold them (the
+         * kernels' types: 2 bytes at most), with a guard of 8 elements */
+        for (int count = 0; count <= SELFTEST_COUNT
+                            && (size_t) (count + offsets[o][0] + 8) * size <= sizeof(sel_in)
+                            && (size_t) (count + offsets[o][1] + 8) * size <= sizeof(sel_in);
+             count += count < every ? 1 : 59) {
+            size_t bytes = at + (count + 8) * size;
+            int n = count;
+            memcpy(mine, sel_inout, bytes);
+            memcpy(want, sel_inout, bytes);
+            kern(in, mine + at, (size_t) count);
+            if (count > 0) {
+                ref((void *) in, want + at, &n, &dtype, NULL);
+            }
+            if (0 != memcmp(mine, want, bytes)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 static void selftest_pair(ompi_op_t *op, ompi_datatype_t *dtype)
 {
     int f, t, raw = ompi_op_ddt_map[dtype->id];
@@ -133,14 +198,25 @@ static void selftest_pair(ompi_op_t *op, ompi_datatype_t *dtype)
     installed = op->o_func.intrinsic.fns[t];
     if ((void *) base != (void *) installed && !use_base[f][t]
         && differs(installed, op->o_func.intrinsic.modules[t], base, dtype)) {
+        coll_rdma_kernel_fn_t own = own_kernel(f, t);
+        bool own_wrong = NULL != own && kernel_differs(own, base, dtype);
+
         use_base[f][t] = true;
+        kernel[f][t] = own_wrong ? NULL : own;
         if (raw == t) {
             fallback_wrong[f] |= (uint64_t) 1 << t;
         }
         if (coll_rdma_verbose(2)) {
-            coll_rdma_output("op %s on %s fails the self-test: coll/rdma uses the base "
-                             "function, and serves such calls at every size it can",
-                             op->o_name, dtype->name);
+            coll_rdma_output("op %s on %s fails the self-test: coll/rdma reduces it with %s%s, "
+                             "and serves such calls at every size it can",
+                             op->o_name, dtype->name,
+                             NULL != kernel[f][t] ? "its own kernel, for " : "the base function",
+                             NULL != kernel[f][t] ? coll_rdma_kernel_isa() : "");
+            if (own_wrong) {
+                coll_rdma_output("op %s on %s: coll/rdma's own kernel (%s) disagrees with Open "
+                                 "MPI's base function and is not used",
+                                 op->o_name, dtype->name, coll_rdma_kernel_isa());
+            }
         }
     }
     /* The long types: the fallback uses their own functions, which
@@ -274,12 +350,26 @@ bool coll_rdma_op_order_independent(ompi_op_t *op, ompi_datatype_t *dtype)
     }
 }
 
+const char *coll_rdma_op_reducer(ompi_op_t *op, ompi_datatype_t *dtype)
+{
+    int f, t;
+
+    if (!coll_rdma_op_supported(op, dtype) || !op_indices(op, dtype, &f, &t) || !use_base[f][t]) {
+        return "Open MPI's installed function";
+    }
+    return NULL != kernel[f][t] ? "coll/rdma's own kernel" : "Open MPI's base function";
+}
+
 void coll_rdma_op_reduce(ompi_op_t *op, const void *source, void *target, size_t count,
                          ompi_datatype_t *dtype)
 {
     int f = op->o_f_to_c_index, t = op_type(dtype);
     size_t extent = dtype->super.size;
 
+    if (OPAL_UNLIKELY(use_base[f][t]) && NULL != kernel[f][t]) {
+        kernel[f][t](source, target, count);
+        return;
+    }
     /* the op functions count in int */
     while (count > 0) {
         int n = count > INT_MAX ? INT_MAX : (int) count;

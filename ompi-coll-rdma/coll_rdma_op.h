@@ -19,10 +19,20 @@
  * target[i] = source[i] op target[i] for `count` elements of predefined
  * `dtype`, with Open MPI's op framework, except for (op, type) pairs whose
  * installed function failed the self-test of coll_rdma_op_selftest(): those
- * use Open MPI's base (non-vectorized) function.  DESIGN.md rule 7.
+ * use coll/rdma's own kernel where it has one that passed the same test
+ * (wrapping SUM of 8- and 16-bit integers, coll_rdma_kernels.h), else Open
+ * MPI's base (non-vectorized) function.  DESIGN.md rule 7.
  */
 void coll_rdma_op_reduce(ompi_op_t *op, const void *source, void *target, size_t count,
                          ompi_datatype_t *dtype);
+
+/**
+ * What coll_rdma_op_reduce() reduces `op` on predefined `dtype` with in this
+ * process, for messages: "coll/rdma's own kernel" or "Open MPI's base
+ * function" (the self-test found the installed function wrong), else "Open
+ * MPI's installed function".
+ */
+const char *coll_rdma_op_reducer(ompi_op_t *op, ompi_datatype_t *dtype);
 
 /**
  * Compare every installed intrinsic op function on integer types against

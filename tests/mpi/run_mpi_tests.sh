@@ -633,17 +633,43 @@ if [ "$RDMA_MODE" = component ]; then
     # so those calls are handed on (and checked right all the same); only the
     # 8- and 16-bit sums must be served there
     FBW_PUT="served:allreduce:ring served:reduce:knomial served:reduce:wrong_fallback nofb nofb:reduce"
+    FBW_NOFB="nofb nofb:reduce"
     if mpirun --version 2>/dev/null | grep -qE '[^0-9.]5\.[0-9]+\.[0-9]+'; then
         FBW=${FBW% nofb nofb:reduce}
         FBW_PUT=${FBW_PUT% nofb nofb:reduce}
+        FBW_NOFB=
     fi
+    # the 8- and 16-bit sums are reduced with coll/rdma's own kernel (its
+    # self-test agreed with Open MPI's base function), said at verbose 1
+    FBW_KERNEL="says:MPI_SUM.on.MPI_(U?INT(8|16)_T|(UNSIGNED|SIGNED)_CHAR|CHAR|(UNSIGNED_)?SHORT):.*reduced.with.coll/rdma's.own.kernel"
     for np in 2 3 4; do
-        case_ "fbwrong-np$np" "$np" avx-on "" "--only fbwrong --max-bytes 4194304" "$FBW"
+        case_ "fbwrong-np$np" "$np" avx-on "" "--only fbwrong --max-bytes 4194304" "$FBW $FBW_KERNEL"
     done
     case_ "fbwrong-setup-calls16-np2" 2 avx-on "--mca coll_rdma_window_setup_calls 16" \
         "--only fbwrong --max-bytes 1048576" "$FBW"
     case_ "fbwrong-forced-pairwise-np3" 3 avx-on "--mca coll_rdma_allreduce_algorithm pairwise" \
         "--only fbwrong --max-bytes 1048576" "$FBW"
+    # Beyond what the asked algorithm serves, what auto takes for the size
+    # comes first: forced read (32 bytes) gives way to auto's small-message
+    # algorithm, then the ring, where the ring used to take everything
+    case_ "fbwrong-forced-read-np3" 3 avx-on "--mca coll_rdma_allreduce_algorithm read" \
+        "--only fbwrong --max-bytes 1048576" \
+        "served:allreduce:read served:allreduce:(ktree|pairwise|nway|bruck) $FBW"
+    # Where the window holds rsag segments (forced rsag), the calls beyond
+    # rsag's limits (allreduce_max_bytes, reduce_max_bytes) take rsag too:
+    # a reduce above reduce_max_bytes used to be handed on (a wrong result)
+    case_ "fbwrong-forced-rsag-np3" 3 avx-on \
+        "--mca coll_rdma_allreduce_algorithm rsag --mca coll_rdma_reduce_algorithm rsag" \
+        "--only fbwrong --max-bytes 4194304" \
+        "served:allreduce:rsag served:reduce:rsag served:allreduce:wrong_fallback served:reduce:wrong_fallback noserved:allreduce:ring noserved:reduce:knomial $FBW_NOFB"
+    # and under auto where a tuning rule names rsag (so the window has its
+    # segments) at sizes these calls never have: what auto hands on for
+    # size takes rsag instead of the ring and the k-nomial chunks
+    mkdir -p "$RDMA_LOGDIR/fbwrong"
+    printf 'allreduce * 900K-1000K rsag\nreduce * 900K-1000K rsag\n' >"$RDMA_LOGDIR/fbwrong/rsag-rules"
+    case_ "fbwrong-rules-rsag-np2" 2 avx-on "--mca coll_rdma_tuning_file $RDMA_LOGDIR/fbwrong/rsag-rules" \
+        "--only fbwrong --max-bytes 4194304" \
+        "served:allreduce:rsag served:reduce:rsag served:reduce:knomial served:allreduce:wrong_fallback served:reduce:wrong_fallback $FBW_NOFB"
     case_ "fbwrong-put-path-np3" 3 avx-on "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1" \
         "--only fbwrong --max-bytes 262144" "$FBW_PUT"
     # emulated puts: auto hands the rest on (the test's own reductions of

@@ -15,8 +15,8 @@ declare -A floor=(
     # ground: the Open MPI version's glue, the configuration and its names
     [compat]=0 [config]=0
     # on it, every layer may use them: programs, datatypes, tuning rules,
-    # schedules, statistics, reductions
-    [prog]=1 [dtype]=1 [rules]=1 [sched]=1 [stats]=1 [op]=1
+    # schedules, statistics, reductions (the kernels below them: ground)
+    [prog]=1 [dtype]=1 [rules]=1 [sched]=1 [stats]=1 [kernels]=0 [op]=1
     # transport: the process's start, then the seam under the window
     [ucx_start]=1 [ucx]=2
     # window: its layout (pure), its memory and peers, its arrival protocol
