@@ -82,6 +82,7 @@ struct opts {
     int p2p_sync;             /* -B: the barrier before a call by point-to-point */
     int mode;                 /* MODE_*: how the collective is called */
     int overlap;              /* -O: measure overlap with computation too */
+    double app_us;            /* -L: computation before every call, us (application loop) */
     size_t pool_bytes;
     const struct dtype *dt;
     enum opk op;
@@ -171,6 +172,11 @@ static void usage(FILE *f)
 "  -k MODE      blocking|nonblocking|persistent (default blocking): nonblocking\n"
 "               times MPI_I<coll> + MPI_Wait, persistent MPI_Start + MPI_Wait of\n"
 "               a request made once per size with MPI_<coll>_init (fixed buffers)\n"
+"  -L USEC      application loop: USEC microseconds of computation (a spin on\n"
+"               the clock) before every call, no barrier (implies -A); a size's\n"
+"               Avg is each rank's whole loop (computation and calls) per call,\n"
+"               less USEC, the slowest rank's: what an application that calls the\n"
+"               collective between two pieces of work loses to it\n"
 "  -O           with -k nonblocking|persistent: also the overlap with computation\n"
 "               (OSU's method: a compute loop of %d x the pure latency between the\n"
 "               start and the wait; overlap %% = max(0, 100 - (overall - compute)\n"
@@ -206,7 +212,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
     o->sync = -1;
     o->op = O_SUM;
     opterr = 0;
-    while ((c = getopt(argc, argv, "c:m:i:x:W:fvFP:t:o:r:SABIk:Oh")) != -1) {
+    while ((c = getopt(argc, argv, "c:m:i:x:W:fvFP:t:o:r:SABIk:OL:h")) != -1) {
         switch (c) {
         case 'c': {
             int k;
@@ -249,6 +255,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
             if (o->mode < 0) goto bad;
             break;
         case 'O': o->overlap = 1; break;
+        case 'L': o->app_us = atof(optarg); if (o->app_us <= 0) goto bad; break;
         case 'h': if (!rank) usage(stdout); return 1;
         default: goto bad;
         }
@@ -267,6 +274,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
     if (o->coll == C_PINGPONG && nprocs < 2) { if (!rank) fprintf(stderr, "pingpong needs 2 ranks\n"); return -1; }
     if (o->mode != MODE_BLOCKING && (o->coll == C_COMMDUP || o->coll == C_PINGPONG)) goto bad;
     if (o->overlap && o->mode == MODE_BLOCKING) goto bad;
+    if (o->app_us > 0 && (o->overlap || o->sync == 1 || o->p2p_sync || o->coll == C_PINGPONG)) goto bad;
+    if (o->app_us > 0) o->sync = 0;
     if (o->mode == MODE_PERSISTENT) o->fresh = 0; /* a persistent request keeps its buffers */
     if (o->min_size == (size_t)-1) o->min_size = o->dt->size;
     if (o->max_size < o->min_size) goto bad;
@@ -315,6 +324,14 @@ static void start_call(enum coll coll, const struct call *c, MPI_Datatype dt, MP
                    : MPI_Ialltoall(c->sarg, n, dt, c->rbuf, n, dt, w, req);
         break;
     default: break;
+    }
+}
+
+/* -L's computation: a spin on the clock for `us` microseconds. */
+static void spin(double us)
+{
+    const double end = now() + us * 1e-6;
+    while (now() < end) {
     }
 }
 
@@ -437,6 +454,9 @@ int main(int argc, char **argv)
                o.fresh ? "yes" : "no");
         if (o.fresh) printf("(pool=%zuMiB)", region >> 20);
         printf(" validate=%s inplace=%s\n", o.validate ? "yes" : "no", o.inplace ? "yes" : "no");
+        if (o.app_us > 0)
+            printf("# application loop: %.2f us of computation before every call, no barrier; Avg: "
+                   "the loop's time per call less that\n", o.app_us);
         if (o.setup_calls > PREWARM_SETUP_MAX)
             printf("# coll_rdma_window_setup_calls=%d (above %d: not pre-warmed for)\n", o.setup_calls,
                    PREWARM_SETUP_MAX);
@@ -501,6 +521,7 @@ int main(int argc, char **argv)
         errors_before_size = nerrors;
 
         MPI_Request preq = MPI_REQUEST_NULL;
+        double loop_start = 0;
         MPI_Barrier(MPI_COMM_WORLD);
         for (int it = 0; it < warmup + iters; it++, t++) {
             struct call c = { .coll = coll, .kind = kind, .op = o.op, .root = root, .count = count,
@@ -524,6 +545,8 @@ int main(int argc, char **argv)
 
             if (o.validate && !prewarm_barrier) prepare_call(&c);
             if (counted && it == warmup) served_before = mpit_served();
+            if (it == warmup) loop_start = now();
+            if (o.app_us > 0) spin(o.app_us);
             if (o.sync) sync_barrier(&o);
             double t0 = now();
             /* the pre-warm is blocking (a nonblocking call never sets a window
@@ -540,6 +563,8 @@ int main(int argc, char **argv)
             if (o.validate && !prewarm_barrier) check_call(&c);
         }
 
+        const double loop_per_call = (now() - loop_start) / iters - o.app_us * 1e-6;
+
         /* ---- statistics ---- */
         const int n = warmup + iters;
         if (counted && rank == 0 && served_len < sizeof(served_line) - 32)
@@ -549,7 +574,7 @@ int main(int argc, char **argv)
         double *times = all + warmup;
         double sum = 0;
         for (int i = 0; i < iters; i++) sum += times[i];
-        double mean = sum / iters;
+        double mean = o.app_us > 0 ? loop_per_call : sum / iters;
         qsort(times, (size_t)iters, sizeof(double), cmp_double);
         double median = median_sorted(times, iters);
         double in[3] = { mean, -mean, median }, out[3];
