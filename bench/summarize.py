@@ -8,6 +8,10 @@ usage: bench/summarize.py side DIR...      rdma against tuned, sm, han, and the 
        bench/summarize.py rules MARGIN CAPS REPORT DIR...
                                            a tuning rules file (stdout) and its report (REPORT)
                                            from bench/tune.sh's runs (below)
+       bench/summarize.py defaults MARGIN OVERRIDES REPORT DIR...
+                                           the component's default rules (stdout) and their
+                                           report from compare.sh runs of auto and forced
+                                           configurations against tuned (bench/defaults.sh)
 Reads each DIR/table.md (compare.sh's medians over repetitions).
 """
 import os
@@ -234,11 +238,222 @@ def rules(margin, caps, report, dirs):
         print('# to serve these rules, set coll_rdma_%s_max_bytes=%d' % (c, n), file=sys.stderr)
 
 
+# Algorithms whose reason for winning does not depend on the number of ranks
+# (docs/tuning.md, "The default rules"): one copy where coll/tuned makes two
+# (the read bcast and allgather: every rank copies from the owner's window
+# once), and a reduction of 1/P of the message per rank with every byte moved
+# once in each half (rsag).  Above the largest measured communicator the
+# largest one's choice for these is kept from EXTRAPOLATE_MIN_BYTES, where
+# copies dominate a call; every other choice there is auto.
+EXTRAPOLATE = {('bcast', 'read'), ('allreduce', 'rsag'), ('reduce', 'rsag'),
+               ('allgather', 'read')}
+EXTRAPOLATE_MIN_BYTES = 8192
+# auto (the built-in table) stays unless another algorithm takes at most this
+# fraction of its time: a table that adapts to the communicator within a
+# band of ranks beats a name picked by noise
+PREFER_AUTO = 0.9
+
+
+def settle(picks, at, margin):
+    """[(size, alg)] with a single size's pick between two sizes that agree
+    taken for noise where their pick was measured within MARGIN there too
+    (at: {size: {alg: (ratios, fraction)}})."""
+    out = list(picks)
+    for i in range(1, len(picks) - 1):
+        near = picks[i - 1][1]
+        e = at[picks[i][0]].get(near)
+        if (picks[i][1] != near and picks[i + 1][1] == near
+                and (near == 'fallback' or (e and e[0] and median(e[0]) <= margin))):
+            out[i] = (picks[i][0], near)
+    return out
+
+
+def configs_of(d):
+    """{config: mpirun arguments} of a compare.sh run, from its meta.txt."""
+    out = {}
+    for line in open(os.path.join(d, 'meta.txt')):
+        m = re.match(r'config (\w+): mpirun\s*(.*)$', line)
+        if m:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+def served_alg(d, coll, cfg):
+    """The one algorithm coll/rdma served coll with in configuration cfg's
+    runs (raw/*.err statistics), or None where it served several or none."""
+    served = set()
+    raw = os.path.join(d, 'raw')
+    for name in sorted(os.listdir(raw)):
+        if re.match(r'%s\.%s\.r\d+\.err$' % (re.escape(coll), re.escape(cfg)), name):
+            for line in open(os.path.join(raw, name)):
+                m = re.match(r'\[coll/rdma\] rank \d+: %s (\w+): calls=(\d+)' % coll, line)
+                if m and m.group(1) != 'fallback' and int(m.group(2)) > 0:
+                    served.add(m.group(1))
+    return served.pop() if len(served) == 1 else None
+
+
+def label(d, coll, cfg, args):
+    """The algorithm configuration cfg ran coll with: auto for the one named
+    rdma (the built-in table as it was measured), the one it forces, else the
+    one coll/rdma served (its statistics in raw/*.err) where it served one
+    only (a configuration that only raised *_max_bytes), else auto."""
+    m = re.search(r'coll_rdma_%s_algorithm (\w+)' % coll, args)
+    if cfg == 'rdma' or m:
+        return m.group(1) if m else 'auto'
+    return served_alg(d, coll, cfg) or 'auto'
+
+
+def rank_bands(nps):
+    """{np: (lo, hi)}: each measured size of communicator stands for the
+    sizes nearer to it than to a neighbour on a log scale (boundaries at the
+    geometric means; 2, 4, 8, 16 give 2, 3-5, 6-11, 12-16)."""
+    nps = sorted(nps)
+    out = {}
+    for i, n in enumerate(nps):
+        lo = 2 if i == 0 else int((nps[i - 1] * n) ** 0.5) + 1
+        hi = n if i + 1 == len(nps) else int((n * nps[i + 1]) ** 0.5)
+        out[n] = (lo, hi)
+    return out
+
+
+def override(overrides, coll, ranks, size):
+    """The algorithm an overrides rule (coll, ranks, lo, hi, alg) gives, or None."""
+    for c, r, lo, hi, alg in overrides:
+        if c == coll and r == ranks and lo <= size <= hi:
+            return alg
+    return None
+
+
+def read_overrides(path):
+    """([(coll, ranks, lo, hi, alg)], {ranks: margin}) from an overrides
+    file ('-': none): lines 'coll ranks lo-hi alg' (ranks one measured size
+    of communicator, bytes plain numbers, hi may be empty: no upper end) and
+    'margin ranks M' (at these ranks an algorithm other than auto needs at
+    most M), '#' comments."""
+    out, margins = [], {}
+    for line in open(path) if path != '-' else ():
+        line = line.split('#', 1)[0].split()
+        if not line:
+            continue
+        if line[0] == 'margin':
+            margins[int(line[1])] = float(line[2])
+            continue
+        lo, hi = line[2].split('-')
+        out.append((line[0], int(line[1]), int(lo), int(hi) if hi else 1 << 62, line[3]))
+    return out, margins
+
+
+def defaults(margin, overrides_path, report, dirs):
+    """The component's default rules (coll_rdma_defaults.rules) from compare.sh
+    runs (DIRs) of coll/rdma configurations against tuned: at each measured
+    (ranks, collective, size) the configurations that served every call are
+    candidates under the algorithm they ran (label()); choose() picks one by
+    the median of the ratios to tuned paired within each repetition (at most
+    MARGIN, else fallback) and smooth() drops a single size's pick.  Overrides
+    (evidence the runs do not hold, such as another CPU's) replace picks.
+    Each measured size of communicator gives rules for its band
+    (rank_bands()); above the largest, the EXTRAPOLATE picks only."""
+    overrides, margins = read_overrides(overrides_path)
+    picks, rep = {}, []
+    for d in sorted(dirs, key=lambda d: (np_of(d), d)):
+        ranks = np_of(d)
+        table = read_table(os.path.join(d, 'table.md'))
+        cfgs = {c: a for c, a in configs_of(d).items() if 'coll ^rdma' not in a}
+        for coll in sorted({c for c, _ in table}):
+            tuned = raw_runs(d, coll, 'tuned')
+            labels = {c: label(d, coll, c, a) for c, a in cfgs.items()}
+            runs = {c: paired(d, coll, c, tuned) for c in cfgs}
+            names = sorted(set(labels.values()))
+            same = served_alg(d, coll, 'rdma') if 'rdma' in cfgs else None
+            rep.append('\n**%s, %d ranks** (%s): the median ratio to tuned within each repetition, '
+                       '* where coll/rdma handed calls on; a pick needs at most %.2f\n'
+                       % (coll, ranks, '/'.join(d.rstrip('/').split('/')[-2:]), margin))
+            rep.append('| size | tuned (us) | ' + ' | '.join(names) + ' | pick |')
+            rep.append('|---:|---:|' + '---:|' * len(names) + '---|')
+            out, rows, ats = [], [], {}
+            for size in sorted(s for c, s in table if c == coll):
+                at = {}
+                for c, lab in labels.items():
+                    if size in runs[c] and runs[c][size][1] >= 0.99:
+                        at.setdefault(lab, ([], 1.0))[0].extend(runs[c][size][0])
+                # where auto served the call with the algorithm another
+                # configuration names, both ran the same code: one candidate
+                if same in at and 'auto' in at:
+                    at['auto'][0].extend(at.pop(same)[0])
+                # a stricter margin for the other algorithms at these ranks
+                for lab in [a for a in at if a != 'auto' and ranks in margins]:
+                    if median(at[lab][0]) > margins[ranks]:
+                        del at[lab]
+                shown = {lab: (r, f) for lab, (r, f) in at.items()}
+                for c, lab in labels.items():
+                    if lab not in shown and size in runs[c]:
+                        shown[lab] = runs[c][size]
+                prev = out[-1][1] if out else None
+                pick = choose(coll, size, at, margin, prev)
+                auto = median(at['auto'][0]) if 'auto' in at else None
+                if pick not in ('auto', 'fallback', prev) and auto is not None and auto <= margin \
+                        and median(at[pick][0]) > PREFER_AUTO * auto:
+                    pick = 'auto'
+                # what the built-in table served stays unless it was slower
+                if pick == 'fallback' and auto is not None and auto <= 1.0:
+                    pick = 'auto'
+                out.append((size, pick))
+                rows.append((size, table[(coll, size)].get('tuned'), shown))
+                ats[size] = at
+            out = smooth(settle(out, ats, margin))
+            for i, (size, pick) in enumerate(out):
+                forced = override(overrides, coll, ranks, size)
+                if forced:
+                    out[i] = (size, forced)
+            cell = lambda e: '-' if not e or not e[0] else '%.2f%s' % (median(e[0]), '*' if e[1] < 0.99 else '')
+            for (size, t, shown), (_, pick) in zip(rows, out):
+                rep.append('| %s | %s | %s | %s |' % (
+                    human(size), '%.2f' % t if t else '-',
+                    ' | '.join(cell(shown.get(n)) for n in names), pick))
+            picks[(coll, ranks)] = out
+    bands = rank_bands({r for _, r in picks})
+    top = max(bands)
+    lines = []
+    for coll in ('barrier', 'bcast', 'allreduce', 'reduce', 'allgather', 'alltoall'):
+        for ranks in sorted(r for c, r in picks if c == coll):
+            lo_r, hi_r = bands[ranks]
+            span = '%d' % lo_r if lo_r == hi_r else '%d-%d' % (lo_r, hi_r)
+            lines.append('# %s, measured at %d ranks' % (coll, ranks))
+            lines += rule_lines(coll, span, picks[(coll, ranks)])
+            if ranks == top:
+                beyond = [(s, p if (coll, p) in EXTRAPOLATE and s >= EXTRAPOLATE_MIN_BYTES else 'auto')
+                          for s, p in picks[(coll, ranks)]]
+                if any(p != 'auto' for _, p in beyond):
+                    lines.append('# %s above %d ranks: the choices whose reason does not depend on P'
+                                 % (coll, ranks))
+                    lines += rule_lines(coll, '%d-' % (ranks + 1), beyond, skip_auto=True)
+    with open(report, 'w') as f:
+        f.write('\n'.join(rep).lstrip('\n') + '\n')
+    print('\n'.join(lines))
+
+
+def rule_lines(coll, span, picks, skip_auto=False):
+    """Rules from [(size, alg)]: runs of equal picks, a size between two
+    measured ones taking the larger one's pick; the last run ends at the
+    largest size measured (beyond it the built-in table and *_max_bytes)."""
+    runs, lo = [], 0
+    for size, pick in picks:
+        if runs and runs[-1][2] == pick:
+            runs[-1][1] = size
+        else:
+            runs.append([lo, size, pick])
+        lo = size + 1
+    return ['%-9s %-6s %-18s %s' % (coll, span, '*' if coll == 'barrier' else '%d-%d' % (a, b), p)
+            for a, b, p in runs if not (skip_auto and p == 'auto')]
+
+
 if __name__ == '__main__':
     if len(sys.argv) >= 3 and sys.argv[1] == 'side':
         side(sys.argv[2:])
     elif len(sys.argv) >= 4 and sys.argv[1] == 'algs':
         algs(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) >= 6 and sys.argv[1] == 'defaults':
+        defaults(float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:])
     elif len(sys.argv) >= 6 and sys.argv[1] == 'rules':
         rules(float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:])
     else:

@@ -25,6 +25,7 @@ typedef struct mca_coll_rdma_component_t {
     size_t window_max_bytes;    /* cap on this rank's window (0: none); need not agree */
     int lazy_connect;           /* 1: attach off-node peers at their first use; need not agree */
     char *tuning_file;          /* coll_rdma_tuning_file: the rules file's path, or NULL */
+    int default_rules;          /* coll_rdma_default_rules: 1, auto takes the measured rules */
     coll_rdma_config_t config;
 } mca_coll_rdma_component_t;
 

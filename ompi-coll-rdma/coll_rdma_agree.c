@@ -84,6 +84,13 @@ bool coll_rdma_agree_headers(const coll_rdma_header_t *headers, int size, int ra
                                      "falls back on this communicator",
                                      (unsigned long long) headers[0].config[f],
                                      (unsigned long long) headers[i].config[f], i);
+                } else if (0 == rank && 0 == strcmp(config_names[f], "coll_rdma_default_rules")) {
+                    coll_rdma_output("warning: the default rules compiled into coll/rdma differ "
+                                     "between ranks (hash %016llx at rank 0, %016llx at rank %d; "
+                                     "0: off, coll_rdma_default_rules=0): builds of two versions? "
+                                     "coll/rdma falls back on this communicator",
+                                     (unsigned long long) headers[0].config[f],
+                                     (unsigned long long) headers[i].config[f], i);
                 } else if (0 == rank) {
                     coll_rdma_output("warning: %s differs between ranks (%lld at rank 0, %lld "
                                      "at rank %d); coll/rdma falls back on this communicator",

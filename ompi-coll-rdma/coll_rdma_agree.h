@@ -48,7 +48,8 @@
     X(debug_seq_start, debug_seq_start)                      \
     X(debug_node_ranks, debug_node_ranks)                    \
     X(auto_emulated, auto_emulated)                          \
-    X(tuning_file, rules_hash)
+    X(tuning_file, rules_hash)                               \
+    X(default_rules, defaults_hash)
 
 #define X_COUNT(name, field) +1
 enum { COLL_RDMA_NCONFIG = 0 COLL_RDMA_CONFIG_FIELDS(X_COUNT) };

@@ -7,6 +7,7 @@
 #include "coll_rdma.h"
 #include "coll_rdma_entry.h"
 #include "coll_rdma_module.h"
+#include "coll_rdma_names.h"
 #include "coll_rdma_request.h"
 #include "coll_rdma_rules.h"
 #include "coll_rdma_stats.h"
@@ -55,36 +56,9 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
     .poll_spins = 256,
     .window_setup_calls = 16,
     .lazy_connect = 1,
+    .default_rules = 1,
     .config = COLL_RDMA_CONFIG_DEFAULTS,
 };
-
-static const char *const coll_names[COLL_RDMA_NCOLLS] = {"barrier",   "bcast",    "allreduce",
-                                                         "allgather", "alltoall", "reduce"};
-static const char *const alg_names[COLL_RDMA_NALGS] = {
-    "auto", "fallback", "nway", "knomial", "ktree", "pairwise", "bruck", "ring", "direct", "read",
-    "rsag", "ssp", "hier", "nport"};
-static const char *const reason_names[COLL_RDMA_NREASONS] = {
-    "forced", "too_large", "datatype", "op", "window", "warmup", "rule"};
-
-/* The algorithms of each collective besides auto and fallback, as its
- * *_algorithm parameter and the tuning rules name them (ending in AUTO). */
-static const int barrier_algs[] = {COLL_RDMA_ALG_NWAY, COLL_RDMA_ALG_PAIRWISE, COLL_RDMA_ALG_READ,
-                                   COLL_RDMA_ALG_HIER, COLL_RDMA_ALG_AUTO};
-static const int bcast_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_READ, COLL_RDMA_ALG_HIER,
-                                 COLL_RDMA_ALG_AUTO};
-static const int allreduce_algs[] = {COLL_RDMA_ALG_KTREE, COLL_RDMA_ALG_PAIRWISE,
-                                     COLL_RDMA_ALG_NWAY,  COLL_RDMA_ALG_BRUCK,
-                                     COLL_RDMA_ALG_RING,  COLL_RDMA_ALG_READ,
-                                     COLL_RDMA_ALG_RSAG,  COLL_RDMA_ALG_HIER,
-                                     COLL_RDMA_ALG_NPORT, COLL_RDMA_ALG_AUTO};
-static const int allgather_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_RING, COLL_RDMA_ALG_READ,
-                                     COLL_RDMA_ALG_AUTO};
-static const int alltoall_algs[] = {COLL_RDMA_ALG_BRUCK, COLL_RDMA_ALG_DIRECT, COLL_RDMA_ALG_READ,
-                                    COLL_RDMA_ALG_AUTO};
-static const int reduce_algs[] = {COLL_RDMA_ALG_KNOMIAL, COLL_RDMA_ALG_RSAG, COLL_RDMA_ALG_HIER,
-                                  COLL_RDMA_ALG_AUTO};
-static const int *const coll_algs[COLL_RDMA_NCOLLS] = {
-    barrier_algs, bcast_algs, allreduce_algs, allgather_algs, alltoall_algs, reduce_algs};
 
 /* A read-only component parameter of `type` at info `level`. */
 static void reg_var(const char *name, const char *help, mca_base_var_type_t type, int level,
@@ -117,12 +91,12 @@ static void reg_alg(int coll, const int *algs, const char *help)
 
     for (; COLL_RDMA_ALG_AUTO != *algs; ++algs, ++n) {
         values[n].value = *algs;
-        values[n].string = alg_names[*algs];
+        values[n].string = coll_rdma_alg_names[*algs];
     }
     values[n].value = 0;
     values[n].string = NULL;
-    snprintf(name, sizeof(name), "%s_algorithm", coll_names[coll]);
-    snprintf(enum_name, sizeof(enum_name), "coll_rdma_%s_algorithms", coll_names[coll]);
+    snprintf(name, sizeof(name), "%s_algorithm", coll_rdma_coll_names[coll]);
+    snprintf(enum_name, sizeof(enum_name), "coll_rdma_%s_algorithms", coll_rdma_coll_names[coll]);
     (void) mca_base_var_enum_create(enum_name, values, &enumerator);
     (void) mca_base_component_var_register(&mca_coll_rdma_component.super.collm_version, name, help,
                                            MCA_BASE_VAR_TYPE_INT, enumerator, 0, 0,
@@ -239,16 +213,24 @@ static int rdma_register(void)
             "failure on any rank hands the communicator's calls on. May differ between ranks",
             OPAL_INFO_LVL_6, &c->lazy_connect);
     reg_var("tuning_file",
-            "Rules file that replaces auto's built-in table (docs/tuning.md, \"Calibration\"; "
-            "bench/tune.sh writes one for this machine): lines of collective, ranks, bytes and "
-            "algorithm, the first matching rule decides; calls no rule matches take the built-in "
-            "table. A file that cannot be read or parsed is reported with its line, and the "
-            "built-in table is used. Every rank must load the same rules (agreed at window "
+            "Rules file that auto follows before its default rules and built-in table "
+            "(docs/tuning.md, \"Calibration\"; bench/tune.sh writes one for this machine): lines "
+            "of collective, ranks, bytes and algorithm, the first matching rule decides; calls no "
+            "rule matches take the default rules, then the built-in table. A file that cannot be "
+            "read or parsed is reported with its line, and is not used. Every rank must load the "
+            "same rules (agreed at window "
             "set-up like the other parameters); where they differ, coll/rdma falls back on "
             "that communicator with a warning. A *_algorithm other than auto overrides the "
             "file for its collective",
             MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5, &c->tuning_file);
-    reg_alg(COLL_RDMA_BARRIER, barrier_algs,
+    reg_int("default_rules",
+            "1 (default): on one node (every window mapped) auto follows the default rules "
+            "measured for this release (the collective, ranks and bytes at which the large "
+            "algorithms win; docs/tuning.md, \"The default rules\"), after the tuning file's "
+            "rules and before its built-in table; 0: the built-in table alone. Must be the same "
+            "on every rank",
+            OPAL_INFO_LVL_5, &mca_coll_rdma_component.default_rules);
+    reg_alg(COLL_RDMA_BARRIER, coll_rdma_coll_algs[COLL_RDMA_BARRIER],
             "MPI_Barrier algorithm: auto (read where every rank maps every window, i.e. one "
             "node; hier across nodes where some node has several ranks; else nway), fallback "
             "(previous component), nway (n-way dissemination), pairwise (pairwise exchange), read "
@@ -259,7 +241,7 @@ static int rdma_register(void)
             "n of the n-way dissemination barrier: signals per rank and round; ceil(log_{n+1} P) "
             "rounds",
             OPAL_INFO_LVL_5, &cfg->barrier_nway_n);
-    reg_alg(COLL_RDMA_BCAST, bcast_algs,
+    reg_alg(COLL_RDMA_BCAST, coll_rdma_coll_algs[COLL_RDMA_BCAST],
             "MPI_Bcast algorithm: auto (read where every rank maps every window, i.e. one node; "
             "across nodes, up to one segment, hier where some node has several ranks, else "
             "knomial), fallback (previous component), knomial (k-nomial tree of puts, segments "
@@ -280,7 +262,7 @@ static int rdma_register(void)
     reg_size("bcast_max_bytes",
              "Largest MPI_Bcast (bytes) that coll/rdma serves; larger ones fall back",
              &cfg->bcast_max_bytes);
-    reg_alg(COLL_RDMA_ALLREDUCE, allreduce_algs,
+    reg_alg(COLL_RDMA_ALLREDUCE, coll_rdma_coll_algs[COLL_RDMA_ALLREDUCE],
             "MPI_Allreduce algorithm: auto, fallback (previous component), ktree (Gupta's "
             "degree-k tree: reduce to rank 0, then the result down the same tree), pairwise "
             "(recursive doubling with a fold, one canonical operand order), nway (End's adapted "
@@ -369,14 +351,14 @@ static int rdma_register(void)
              MCA_BASE_PVAR_CLASS_COUNTER, PVAR_STALE_CALLS);
     for (int coll = 0; coll < COLL_RDMA_NCOLLS; ++coll) {
         char name[64], help[160];
-        snprintf(name, sizeof(name), "%s_served_calls", coll_names[coll]);
+        snprintf(name, sizeof(name), "%s_served_calls", coll_rdma_coll_names[coll]);
         snprintf(help, sizeof(help),
                  "%s calls (blocking, nonblocking and persistent starts) that coll/rdma served "
                  "in this process, on any communicator",
-                 coll_names[coll]);
+                 coll_rdma_coll_names[coll]);
         reg_pvar(name, help, MCA_BASE_PVAR_CLASS_COUNTER, PVAR_SERVED + coll);
     }
-    reg_alg(COLL_RDMA_ALLGATHER, allgather_algs,
+    reg_alg(COLL_RDMA_ALLGATHER, coll_rdma_coll_algs[COLL_RDMA_ALLGATHER],
             "MPI_Allgather algorithm: auto, fallback (previous component), bruck (Bruck's "
             "concatenation), ring, read (one node: in segments of allreduce_rsag_segment_bytes, "
             "each rank copies its block into its window and every rank copies every block out; "
@@ -385,7 +367,7 @@ static int rdma_register(void)
              "Largest MPI_Allgather block (bytes contributed per rank) that coll/rdma serves; "
              "larger ones fall back",
              &cfg->allgather_max_bytes);
-    reg_alg(COLL_RDMA_ALLTOALL, alltoall_algs,
+    reg_alg(COLL_RDMA_ALLTOALL, coll_rdma_coll_algs[COLL_RDMA_ALLTOALL],
             "MPI_Alltoall algorithm: auto, fallback (previous component), bruck (Bruck's index "
             "algorithm), direct (every rank writes each block into its destination's window), "
             "read (one node: in segments, each rank copies its blocks into its window and every "
@@ -394,7 +376,7 @@ static int rdma_register(void)
              "Largest MPI_Alltoall block (bytes per destination) that coll/rdma serves; larger "
              "ones fall back",
              &cfg->alltoall_max_bytes);
-    reg_alg(COLL_RDMA_REDUCE, reduce_algs,
+    reg_alg(COLL_RDMA_REDUCE, coll_rdma_coll_algs[COLL_RDMA_REDUCE],
             "MPI_Reduce algorithm: auto (knomial), fallback (previous component), knomial "
             "(k-nomial tree to the root), "
             "rsag (one node: the rsag allreduce's reduce-scatter, then the root reads the "
@@ -448,9 +430,6 @@ static void clamp(const char *name, int *value, int lo, int hi)
  */
 static void load_rules(coll_rdma_config_t *cfg, const char *path)
 {
-    uint32_t valid[COLL_RDMA_NCOLLS];
-    coll_rdma_rules_vocab_t vocab = {COLL_RDMA_NCOLLS, coll_names, COLL_RDMA_NALGS, alg_names,
-                                     valid};
     coll_rdma_rules_t *rules;
     char err[512];
 
@@ -459,13 +438,7 @@ static void load_rules(coll_rdma_config_t *cfg, const char *path)
     if (NULL == path || '\0' == path[0]) {
         return;
     }
-    for (int c = 0; c < COLL_RDMA_NCOLLS; ++c) {
-        valid[c] = 1u << COLL_RDMA_ALG_AUTO | 1u << COLL_RDMA_ALG_FALLBACK;
-        for (const int *a = coll_algs[c]; COLL_RDMA_ALG_AUTO != *a; ++a) {
-            valid[c] |= 1u << *a;
-        }
-    }
-    rules = coll_rdma_rules_parse(path, &vocab, err, sizeof(err));
+    rules = coll_rdma_rules_parse(path, coll_rdma_names_vocab(), err, sizeof(err));
     if (NULL == rules) {
         if (0 == opal_process_info.my_local_rank || coll_rdma_verbose(1)) {
             coll_rdma_output("error: coll_rdma_tuning_file %s: %s; auto uses its built-in table",
@@ -479,6 +452,31 @@ static void load_rules(coll_rdma_config_t *cfg, const char *path)
         coll_rdma_output("tuning file %s: %d rules (hash %016llx)", path, rules->n,
                          (unsigned long long) rules->hash);
     }
+}
+
+/*
+ * auto's default rules, compiled in (coll_rdma_defaults.rules), unless
+ * coll_rdma_default_rules is 0.  The unit test parses the same text; a
+ * failure here is a defect of the build, said by every process.
+ */
+static void load_defaults(coll_rdma_config_t *cfg, int enabled)
+{
+    coll_rdma_rules_t *rules;
+    char err[512];
+
+    cfg->defaults = NULL;
+    cfg->defaults_hash = 0;
+    if (!enabled) {
+        return;
+    }
+    rules = coll_rdma_rules_parse_text(coll_rdma_defaults_text, coll_rdma_names_vocab(), err,
+                                       sizeof(err));
+    if (NULL == rules) {
+        coll_rdma_output("error: the default rules: %s; auto uses its built-in table", err);
+        return;
+    }
+    cfg->defaults = rules;
+    cfg->defaults_hash = rules->hash;
 }
 
 static int rdma_open(void)
@@ -509,19 +507,23 @@ static int rdma_open(void)
     clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
     clamp("window_setup_calls", &mca_coll_rdma_component.window_setup_calls, 0, 1 << 30);
     clamp("lazy_connect", &mca_coll_rdma_component.lazy_connect, 0, 1);
+    clamp("default_rules", &mca_coll_rdma_component.default_rules, 0, 1);
     load_rules(cfg, mca_coll_rdma_component.tuning_file);
+    load_defaults(cfg, mca_coll_rdma_component.default_rules);
     return OMPI_SUCCESS;
 }
 
 static int rdma_close(void)
 {
     if (coll_rdma_verbose(1)) {
-        coll_rdma_stats_print(coll_names, alg_names, reason_names);
+        coll_rdma_stats_print(coll_rdma_coll_names, coll_rdma_alg_names, coll_rdma_reason_names);
     }
     coll_rdma_request_fini();
     coll_rdma_ucx_fini();
     coll_rdma_rules_free((coll_rdma_rules_t *) mca_coll_rdma_component.config.rules);
     mca_coll_rdma_component.config.rules = NULL;
+    coll_rdma_rules_free((coll_rdma_rules_t *) mca_coll_rdma_component.config.defaults);
+    mca_coll_rdma_component.config.defaults = NULL;
     return OMPI_SUCCESS;
 }
 

@@ -106,10 +106,15 @@ typedef struct coll_rdma_config {
     int auto_emulated;          /* auto serves where UCX emulates puts (TCP), 0: hands on */
     int debug_node_ranks;       /* > 0: nodes of this many consecutive ranks at most; < 0: -N
                                  * nodes, rank i on node i mod N; 0: the windows mapped */
-    /* auto's rules from coll_rdma_tuning_file (NULL: the built-in table) and
-     * their hash (0: none), which every rank must share */
+    /* auto's rules from coll_rdma_tuning_file (NULL: none) and their hash
+     * (0: none), which every rank must share; then, on one node (every window
+     * mapped), the default rules measured and compiled in
+     * (coll_rdma_defaults.rules; NULL where coll_rdma_default_rules is 0);
+     * then the built-in table (coll_rdma_decision.c) */
     const struct coll_rdma_rules *rules;
     uint64_t rules_hash;
+    const struct coll_rdma_rules *defaults;
+    uint64_t defaults_hash;
 } coll_rdma_config_t;
 
 /* The parameters' defaults (the component's initial configuration; the unit
@@ -122,11 +127,11 @@ typedef struct coll_rdma_config {
         .bcast_radix = 4,                                                                  \
         .bcast_slots = 8,                                                                  \
         .bcast_segment_bytes = 65536,                                                      \
-        .bcast_max_bytes = 1 << 20,                                                        \
+        .bcast_max_bytes = 4 << 20,                                                        \
         .allreduce_ktree_degree = 3,                                                       \
         .allreduce_nway_n = 2,                                                             \
         .allreduce_bruck_n = 2,                                                            \
-        .allreduce_max_bytes = 1 << 20,                                                    \
+        .allreduce_max_bytes = 4 << 20,                                                    \
         .allreduce_short_max_bytes = 16384,                                                \
         .allreduce_ring_segment_bytes = 32768,                                             \
         .allreduce_ring_slots = 4,                                                         \
@@ -134,10 +139,10 @@ typedef struct coll_rdma_config {
         .allreduce_read_max_bytes = 32,                                                    \
         .allreduce_rsag_segment_bytes = 262144,                                            \
         .allreduce_ssp_max_bytes = 262144,                                                 \
-        .allgather_max_bytes = 4096, /* per block; window_block_cap caps it too */        \
-        .alltoall_max_bytes = 4096,                                                        \
+        .allgather_max_bytes = 1 << 20, /* per block; window_block_cap caps it too */     \
+        .alltoall_max_bytes = 1 << 20,                                                     \
         .reduce_radix = 4,                                                                 \
-        .reduce_max_bytes = 4096,                                                          \
+        .reduce_max_bytes = 4 << 20,                                                       \
         .debug_seq_start = 1,                                                              \
     }
 

@@ -22,16 +22,24 @@ static int fallback(int *why, int reason)
 
 /*
  * The algorithm asked for: the collective's parameter, or where that is auto
- * the first tuning rule that matches (auto, the built-in table, where none
- * does).  A rule's algorithm is then decided like a forced one.
+ * the first rule of coll_rdma_tuning_file that matches, else on one node
+ * (every window mapped) the first default rule that matches (measured,
+ * coll_rdma_defaults.rules, docs/tuning.md), else auto (the built-in table
+ * below).  A rule's algorithm is then decided like a forced one.
  */
-static int asked(const coll_rdma_config_t *cfg, int coll, int comm_size, size_t bytes)
+static int asked(const coll_rdma_config_t *cfg, int coll, int comm_size, size_t bytes,
+                 bool all_direct)
 {
     int alg = cfg->alg[coll];
 
-    return COLL_RDMA_ALG_AUTO == alg
-               ? coll_rdma_rules_find(cfg->rules, coll, comm_size, bytes, COLL_RDMA_ALG_AUTO)
-               : alg;
+    if (COLL_RDMA_ALG_AUTO != alg) {
+        return alg;
+    }
+    alg = coll_rdma_rules_find(cfg->rules, coll, comm_size, bytes, COLL_RDMA_ALG_AUTO);
+    if (COLL_RDMA_ALG_AUTO == alg && all_direct) {
+        alg = coll_rdma_rules_find(cfg->defaults, coll, comm_size, bytes, COLL_RDMA_ALG_AUTO);
+    }
+    return alg;
 }
 
 /*
@@ -78,7 +86,7 @@ typedef int (*decide_as_fn)(const coll_rdma_config_t *cfg, int alg, const call_f
 static int decide(const coll_rdma_config_t *cfg, int coll, decide_as_fn as,
                   const call_facts_t *f, int *why)
 {
-    int alg = asked(cfg, coll, f->comm_size, f->bytes), decided;
+    int alg = asked(cfg, coll, f->comm_size, f->bytes, f->all_direct), decided;
 
     if (alg != cfg->alg[coll]
         && ((COLL_RDMA_ALLREDUCE == coll && !f->order_independent
@@ -180,6 +188,11 @@ int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size,
  * copies took 1.09-1.32x the time of coll/tuned's one message (2-core machine, 7
  * interleaved repetitions; docs/performance.md) */
 #define AUTO_BCAST_TWO_RANKS_MAX_BYTES (16 * 1024)
+/* The built-in table's largest bcast and allreduce (bcast_max_bytes and
+ * allreduce_max_bytes cap what forced algorithms and rules serve, default
+ * rules included; the table keeps the limits it was measured with) */
+#define AUTO_BCAST_MAX_BYTES (1024 * 1024)
+#define AUTO_ALLREDUCE_MAX_BYTES (1024 * 1024)
 
 static int bcast_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *f, int *why)
 {
@@ -198,7 +211,8 @@ static int bcast_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *
      * every size measured (docs/tuning.md); the trees are for windows
      * reached by puts. */
     if (COLL_RDMA_ALG_AUTO == alg) {
-        if (all_direct && 2 == comm_size && bytes > AUTO_BCAST_TWO_RANKS_MAX_BYTES) {
+        if ((all_direct && 2 == comm_size && bytes > AUTO_BCAST_TWO_RANKS_MAX_BYTES)
+            || bytes > AUTO_BCAST_MAX_BYTES) {
             return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
         }
         /* Across nodes one segment: the trees pipeline larger bcasts segment
@@ -282,7 +296,7 @@ static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_fa
          * 16 (docs/tuning.md): auto takes it up to allreduce_ring_max_ranks,
          * on one node only (across namespace hosts it took 4.1-4.7x coll/tuned's
          * time at 64 KiB and 1 MiB; on RDMA networks it is not measured). */
-        return COLL_RDMA_ALG_AUTO == forced && all_direct
+        return COLL_RDMA_ALG_AUTO == forced && all_direct && bytes <= AUTO_ALLREDUCE_MAX_BYTES
                        && comm_size <= cfg->allreduce_ring_max_ranks
                        && (comm_size > 2 || bytes <= AUTO_RING_TWO_RANKS_MAX_BYTES)
                    ? COLL_RDMA_ALG_RING
@@ -495,7 +509,8 @@ int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t
                < 8) {
         any_size = COLL_RDMA_ALG_FALLBACK;
     } else {
-        any_size = COLL_RDMA_ALG_HIER == asked(cfg, COLL_RDMA_REDUCE, comm_size, bytes)
+        any_size = COLL_RDMA_ALG_HIER == asked(cfg, COLL_RDMA_REDUCE, comm_size, bytes,
+                                               reach->all_direct)
                            && f.nnodes > 0
                        ? COLL_RDMA_ALG_HIER
                        : COLL_RDMA_ALG_KNOMIAL;

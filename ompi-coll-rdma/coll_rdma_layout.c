@@ -93,9 +93,41 @@ static long bruck_half_blocks(int comm_size, bool alltoall)
     return coll_rdma_bruck_blocks_before(comm_size, COLL_RDMA_BRUCK_RADIX, slots, alltoall);
 }
 
+/* The largest bytes `alg` may serve of `coll` at comm_size ranks other than
+ * as auto's built-in table: all where forced, else as far as a tuning or a
+ * default rule names it (0: nowhere).  A function of the agreed
+ * configuration, so every rank lays out and decides alike. */
+static size_t named(const coll_rdma_config_t *cfg, int coll, int alg, int comm_size)
+{
+    size_t a, b;
+
+    if (alg == cfg->alg[coll]) {
+        return SIZE_MAX;
+    }
+    if (COLL_RDMA_ALG_AUTO != cfg->alg[coll]) {
+        return 0;
+    }
+    a = coll_rdma_rules_reach(cfg->rules, coll, alg, comm_size);
+    b = coll_rdma_rules_reach(cfg->defaults, coll, alg, comm_size);
+    return a > b ? a : b;
+}
+
+/* What the built-in table serves of the slot algorithms' blocks (allgather
+ * and alltoall: per block; reduce: the message), measured (docs/tuning.md);
+ * their *_max_bytes cap what forced algorithms and rules serve, and a
+ * region is laid out for larger blocks only as far as they may come. */
+#define AUTO_BLOCK_BYTES 4096
+
+static size_t reach_cap(size_t cap, size_t named_a, size_t named_b)
+{
+    size_t reach = named_a > named_b ? named_a : named_b;
+
+    return min_size(cap, reach > AUTO_BLOCK_BYTES ? reach : AUTO_BLOCK_BYTES);
+}
+
 size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, int coll, int alg)
 {
-    size_t blocks;
+    size_t blocks, cap;
 
     switch (coll) {
     case COLL_RDMA_ALLGATHER:
@@ -103,20 +135,27 @@ size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, 
             return cfg->allgather_max_bytes; /* window memory is per segment */
         }
         /* one cap for bruck and ring: two halves of at most P blocks each */
-        return min_size(cfg->allgather_max_bytes,
-                        COLL_RDMA_REGION_BUDGET / (2 * (size_t) comm_size));
+        cap = min_size(cfg->allgather_max_bytes, COLL_RDMA_REGION_BUDGET / (2 * (size_t) comm_size));
+        return reach_cap(cap, named(cfg, coll, COLL_RDMA_ALG_BRUCK, comm_size),
+                         named(cfg, coll, COLL_RDMA_ALG_RING, comm_size));
     case COLL_RDMA_ALLTOALL:
         if (COLL_RDMA_ALG_READ == alg) {
             return cfg->alltoall_max_bytes; /* window memory is per segment */
         }
         blocks = COLL_RDMA_ALG_BRUCK == alg ? (size_t) bruck_half_blocks(comm_size, true)
                                             : (size_t) comm_size;
-        return min_size(cfg->alltoall_max_bytes,
-                        COLL_RDMA_REGION_BUDGET / (2 * (blocks > 0 ? blocks : 1)));
+        cap = min_size(cfg->alltoall_max_bytes,
+                       COLL_RDMA_REGION_BUDGET / (2 * (blocks > 0 ? blocks : 1)));
+        return reach_cap(cap,
+                         named(cfg, coll, COLL_RDMA_ALG_AUTO == alg ? COLL_RDMA_ALG_DIRECT : alg,
+                               comm_size),
+                         0);
     case COLL_RDMA_REDUCE:
         blocks = (size_t) COLL_RDMA_REDUCE_DEPTH
                  * (size_t) coll_rdma_knomial_max_children(comm_size, cfg->reduce_radix);
-        return min_size(cfg->reduce_max_bytes, COLL_RDMA_REGION_BUDGET / (blocks > 0 ? blocks : 1));
+        cap = min_size(cfg->reduce_max_bytes, COLL_RDMA_REGION_BUDGET / (blocks > 0 ? blocks : 1));
+        return reach_cap(cap, named(cfg, coll, COLL_RDMA_ALG_KNOMIAL, comm_size),
+                         named(cfg, coll, COLL_RDMA_ALG_HIER, comm_size));
     default:
         return 0;
     }
@@ -187,9 +226,7 @@ static size_t layout_block_regions(coll_rdma_layout_t *l, const coll_rdma_config
 static void layout_segments(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int coll,
                             int alg, size_t *off, coll_rdma_rsag_region_t *r)
 {
-    bool used = alg == cfg->alg[coll]
-                || (COLL_RDMA_ALG_AUTO == cfg->alg[coll]
-                    && coll_rdma_rules_name(cfg->rules, coll, alg));
+    bool used = named(cfg, coll, alg, l->comm_size) > 0;
     bool a2a = COLL_RDMA_ALLTOALL == coll;
     size_t payload = a2a ? coll_rdma_window_a2a_read_segment(cfg, l->comm_size)
                          : cfg->allreduce_rsag_segment_bytes;

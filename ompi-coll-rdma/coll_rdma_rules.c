@@ -174,12 +174,12 @@ static uint64_t rules_hash(const coll_rdma_rules_t *rules)
     return 0 == h ? 1 : h;
 }
 
-coll_rdma_rules_t *coll_rdma_rules_parse(const char *path, const coll_rdma_rules_vocab_t *vocab,
-                                         char *err, size_t errlen)
+/* The rules of stream f (NULL: it could not be opened, errno says why). */
+static coll_rdma_rules_t *parse_stream(FILE *f, const coll_rdma_rules_vocab_t *vocab, char *err,
+                                       size_t errlen)
 {
     coll_rdma_rules_t *rules = malloc(sizeof(*rules) + COLL_RDMA_RULES_MAX * sizeof(rules->rule[0]));
     char line[LINE_MAX_CHARS + 1];
-    FILE *f = fopen(path, "r");
     int lineno = 0;
     bool ok = NULL != rules && NULL != f;
 
@@ -235,6 +235,18 @@ coll_rdma_rules_t *coll_rdma_rules_parse(const char *path, const coll_rdma_rules
     return rules;
 }
 
+coll_rdma_rules_t *coll_rdma_rules_parse(const char *path, const coll_rdma_rules_vocab_t *vocab,
+                                         char *err, size_t errlen)
+{
+    return parse_stream(fopen(path, "r"), vocab, err, errlen);
+}
+
+coll_rdma_rules_t *coll_rdma_rules_parse_text(const char *text, const coll_rdma_rules_vocab_t *vocab,
+                                              char *err, size_t errlen)
+{
+    return parse_stream(fmemopen((void *) text, strlen(text), "r"), vocab, err, errlen);
+}
+
 void coll_rdma_rules_free(coll_rdma_rules_t *rules)
 {
     free(rules);
@@ -253,12 +265,16 @@ int coll_rdma_rules_find(const coll_rdma_rules_t *rules, int coll, int comm_size
     return none;
 }
 
-bool coll_rdma_rules_name(const coll_rdma_rules_t *rules, int coll, int alg)
+size_t coll_rdma_rules_reach(const coll_rdma_rules_t *rules, int coll, int alg, int comm_size)
 {
+    size_t reach = 0;
+
     for (int i = 0; NULL != rules && i < rules->n; ++i) {
-        if (rules->rule[i].coll == coll && rules->rule[i].alg == alg) {
-            return true;
+        const coll_rdma_rule_t *r = &rules->rule[i];
+        if (r->coll == coll && r->alg == alg && comm_size >= r->min_ranks
+            && comm_size <= r->max_ranks && r->max_bytes > reach) {
+            reach = r->max_bytes;
         }
     }
-    return false;
+    return reach;
 }

@@ -64,6 +64,13 @@ typedef struct coll_rdma_rules {
 coll_rdma_rules_t *coll_rdma_rules_parse(const char *path, const coll_rdma_rules_vocab_t *vocab,
                                          char *err, size_t errlen);
 
+/**
+ * The same from the text of a rules file (the component's built-in default
+ * rules, coll_rdma_defaults.rules, compiled in).
+ */
+coll_rdma_rules_t *coll_rdma_rules_parse_text(const char *text, const coll_rdma_rules_vocab_t *vocab,
+                                              char *err, size_t errlen);
+
 /** Free a table from coll_rdma_rules_parse (NULL: nothing). */
 void coll_rdma_rules_free(coll_rdma_rules_t *rules);
 
@@ -75,7 +82,12 @@ void coll_rdma_rules_free(coll_rdma_rules_t *rules);
 int coll_rdma_rules_find(const coll_rdma_rules_t *rules, int coll, int comm_size, size_t bytes,
                          int none);
 
-/** Whether any rule for collective `coll` names algorithm `alg`. */
-bool coll_rdma_rules_name(const coll_rdma_rules_t *rules, int coll, int alg);
+/**
+ * The largest bytes for which a rule of collective `coll` that holds at
+ * `comm_size` ranks names algorithm `alg` (SIZE_MAX: no upper end), or 0
+ * where none does (rules may be NULL).  The window layout asks it: regions
+ * are laid out for what the rules may ask of them.
+ */
+size_t coll_rdma_rules_reach(const coll_rdma_rules_t *rules, int coll, int alg, int comm_size);
 
 #endif /* COLL_RDMA_RULES_H */

@@ -138,6 +138,29 @@ if rdma_selected "$name"; then
     result "$name" "$reason"
 fi
 
+# 4b. auto's default rules are what the checked-in measurements give
+#     (bench/defaults.sh -c: the same tool, no run), and an application
+#     loop (coll_bench -L) reports a time per call
+name=defaults-generated
+if rdma_selected "$name"; then
+    t0=$(date +%s)
+    reason=
+    bash "$RDMA_REPO_ROOT/bench/defaults.sh" -c >"$RDMA_LOGDIR/$name.out" 2>&1 ||
+        reason="bench/defaults.sh -c: $(tail -n 3 "$RDMA_LOGDIR/$name.out" | tr '\n' ' ')"
+    RDMA_RUN_SECS=$(($(date +%s) - t0))
+    result "$name" "$reason"
+fi
+name=app-loop
+if rdma_selected "$name"; then
+    OUT=$RDMA_LOGDIR/$name.out
+    ERR=$RDMA_LOGDIR/$name.err
+    rdma_run "$name" "$OUT" "$ERR" mpirun --oversubscribe -np 2 "$BENCH" -c reduce -m 8:64 -i 50 -x 5 -L 2
+    RC=$?
+    reason=$(rdma_outcome $RC "$OUT" "$ERR" '^# application loop: 2.00 us' "application loop line")
+    [ -z "$reason" ] && ! grep -qE '^  64 +[0-9.]+' "$OUT" && reason="no 64-byte row"
+    result "$name" "$reason"
+fi
+
 # 5. overlap_probe (bench/overlap_probe.c): builds with mpicc, prints a line
 #    per size with OSU's overlap figure, served by coll/rdma (statistics)
 name=overlap-probe

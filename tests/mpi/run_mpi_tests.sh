@@ -48,6 +48,10 @@
 #                             ssp-threads-np3, ssp-info-np4, ssp-exact-*,
 #                             ssp-alternate-np4, ssp-userop-np3, ssp-put-path-np3
 #                             bounded staleness (tests/mpi/test_ssp.c)
+#   defaults-*, layout-defaults-np{2,4}
+#                             auto's default rules (coll_rdma_defaults.rules):
+#                             what they name served at np 2..8, large, mix,
+#                             mixed layouts; defaults-off-np4 without them
 #   rules-*                   auto's tuning rules (coll_rdma_tuning_file):
 #                             picks, nway for floats, the put path, forced
 #                             parameter over rules, rules that differ between
@@ -172,6 +176,9 @@ ALL_NP="1 2 3 4 5 7 8"
 # size and, for nway and bruck, by the (op, type) pair (docs/design.md)
 AUTO_AR="(read|ktree|pairwise|nway|bruck)"
 SERVED_ALL="served:barrier:read served:bcast:read served:allreduce:$AUTO_AR"
+# auto's built-in table alone: the cases that check what it picks turn the
+# default rules off (the defaults-* cases check the rules)
+DEFAULTS_OFF="--mca coll_rdma_default_rules 0"
 FORCE_FB="--mca coll_rdma_barrier_algorithm fallback --mca coll_rdma_bcast_algorithm fallback --mca coll_rdma_allreduce_algorithm fallback --mca coll_rdma_allgather_algorithm fallback --mca coll_rdma_alltoall_algorithm fallback --mca coll_rdma_reduce_algorithm fallback"
 
 # 1. default configuration (auto) at every np: all single-communicator sections
@@ -267,20 +274,23 @@ case_ "min-comm-size4-comm-np8" 8 avx-off "--mca coll_rdma_min_comm_size 4" \
     "--only comm --dup-cycles 200" "$SERVED_ALL"
 
 # 6b. issue 3 collectives: each algorithm forced at every np, blocks up to
-#     64 KiB (the default cap is 4 KiB per block: larger ones fall back and
-#     must still be right), reduce at every root
+#     64 KiB with the cap at 16 KiB per block (larger ones fall back and must
+#     still be right), reduce at every root
 for np in $ALL_NP; do
     for alg in bruck ring; do
-        case_ "allgather-$alg-np$np" "$np" avx-off "--mca coll_rdma_allgather_algorithm $alg" \
+        case_ "allgather-$alg-np$np" "$np" avx-off \
+            "--mca coll_rdma_allgather_algorithm $alg --mca coll_rdma_allgather_max_bytes 16384" \
             "--only allgather --iters 1 --light --max-bytes 65536" \
             "served:allgather:$alg fb:allgather:too_large"
     done
     for alg in bruck direct; do
-        case_ "alltoall-$alg-np$np" "$np" avx-off "--mca coll_rdma_alltoall_algorithm $alg" \
+        case_ "alltoall-$alg-np$np" "$np" avx-off \
+            "--mca coll_rdma_alltoall_algorithm $alg --mca coll_rdma_alltoall_max_bytes 16384" \
             "--only alltoall --iters 1 --light --max-bytes 65536" \
             "served:alltoall:$alg fb:alltoall:too_large"
     done
-    case_ "reduce-knomial-np$np" "$np" avx-off "--mca coll_rdma_reduce_algorithm knomial" \
+    case_ "reduce-knomial-np$np" "$np" avx-off \
+        "--mca coll_rdma_reduce_algorithm knomial --mca coll_rdma_reduce_max_bytes 16384" \
         "--only reduce --iters 1 --light --max-bytes 32768" \
         "served:reduce:knomial fb:reduce:too_large"
     case_ "barrier-pairwise-np$np" "$np" avx-off "--mca coll_rdma_barrier_algorithm pairwise" \
@@ -293,14 +303,14 @@ for k in 2 3 8; do
 done
 # thousands of back-to-back calls, random delays, three communicators
 for np in 3 8; do
-    case_ "mix-auto-np$np" "$np" avx-off "" "--only mix --stress-calls 12000" \
+    case_ "mix-auto-np$np" "$np" avx-off "$DEFAULTS_OFF" "--only mix --stress-calls 12000" \
         "served:allgather:bruck served:alltoall:direct served:reduce:knomial"
 done
 case_ "mix-ring-direct-pairwise-np7" 7 avx-off \
     "--mca coll_rdma_allgather_algorithm ring --mca coll_rdma_alltoall_algorithm direct --mca coll_rdma_barrier_algorithm pairwise --mca coll_rdma_reduce_radix 2" \
     "--only mix --stress-calls 12000" \
     "served:allgather:ring served:alltoall:direct served:reduce:knomial served:barrier:pairwise"
-case_ "issue3-auto-np5" 5 avx-off "" "--only allgather,alltoall,reduce --iters 1 --light" \
+case_ "issue3-auto-np5" 5 avx-off "$DEFAULTS_OFF" "--only allgather,alltoall,reduce --iters 1 --light" \
     "served:allgather:bruck served:alltoall:direct served:reduce:knomial"
 # the put path (UCX over TCP: no peer window is mapped, every post is a
 # ucp_put_nbi with a fence and every call ends with a flush)
@@ -445,17 +455,60 @@ case_ "alltoall-read-put-path-np3" 3 avx-off \
 case_ "allreduce-ktree-above-short-np4" 4 avx-off "--mca coll_rdma_allreduce_algorithm ktree" \
     "--only large --max-bytes 65536 --ring-seg 65536" "served:allreduce:ktree fb:too_large"
 # on 2 ranks auto hands bcasts above 16 KiB on (the read bcast was slower than coll/tuned there)
-case_ "auto-bcast-large-np2" 2 avx-off "" "--only bcast --iters 1 --max-bytes 65536" \
+case_ "auto-bcast-large-np2" 2 avx-off "$DEFAULTS_OFF" "--only bcast --iters 1 --max-bytes 65536" \
     "served:bcast:read fb:bcast:too_large"
-case_ "auto-bcast-large-np3" 3 avx-off "" "--only bcast --iters 1 --max-bytes 65536" \
+case_ "auto-bcast-large-np3" 3 avx-off "$DEFAULTS_OFF" "--only bcast --iters 1 --max-bytes 65536" \
     "served:bcast:read"
 # on 2 ranks auto hands allreduces above 512 KiB on (the ring was slower than coll/tuned there)
-case_ "auto-large-1MiB-np2" 2 avx-off "" \
+case_ "auto-large-1MiB-np2" 2 avx-off "$DEFAULTS_OFF" \
     "--only large --max-bytes 1048576 --ring-seg 131072" "served:allreduce:ring fb:too_large"
 for np in 4 7; do
-    case_ "auto-large-1MiB-np$np" "$np" avx-off "" \
+    case_ "auto-large-1MiB-np$np" "$np" avx-off "$DEFAULTS_OFF" \
         "--only large --max-bytes 1048576 --ring-seg 1048576" "served:allreduce:ring nofb"
 done
+
+# 7b''. auto's default rules (ompi-coll-rdma/coll_rdma_defaults.rules,
+#     docs/tuning.md "The default rules"): on one node auto takes what they
+#     name (rsag for allreduce and reduce, the read allgather and alltoall,
+#     the read bcast above 1 MiB) at the sizes they name it for.  Every
+#     section's checks hold there too: roots, in place, float sums with the
+#     same bits on every rank (the allreduce section), the mix's random skew
+#     over three communicators, np 2..8.  The algorithms expected come from
+#     the rules file, so that new measurements change them with the data.
+#
+# defaults_served NP MAXBYTES COLL...: served:COLL:ALG for every algorithm
+# (not auto, fallback) a default rule names for COLL at NP ranks from at
+# most MAXBYTES / 2 (sizes the test's counts reach)
+defaults_served() {
+    local np=$1 maxb=$2
+    shift 2
+    awk -v np="$np" -v maxb="$maxb" -v colls=" $* " '
+        function lo(r) { sub(/-.*/, "", r); return r == "*" ? 0 : r + 0 }
+        function hi(r) { if (r == "*" || r ~ /-$/) return 1e18; if (r !~ /-/) return r + 0; sub(/.*-/, "", r); return r + 0 }
+        /^[a-z]/ && index(colls, " " $1 " ") && $4 != "auto" && $4 != "fallback" &&
+            np >= lo($2) && np <= hi($2) && lo($3) <= maxb / 2 { seen["served:" $1 ":" $4] = 1 }
+        END { for (k in seen) printf "%s ", k }' "$RDMA_REPO_ROOT/ompi-coll-rdma/coll_rdma_defaults.rules"
+}
+for np in 2 3 4 5 7 8; do
+    case_ "defaults-np$np" "$np" avx-off "" \
+        "--only allreduce,reduce,allgather,alltoall --light --iters 1 --max-bytes 65536" \
+        "$(defaults_served "$np" 65536 allreduce reduce allgather alltoall)"
+done
+# (the mix's calls move at most 300 elements of 4 bytes)
+for np in 3 5; do
+    case_ "defaults-mix-np$np" "$np" avx-off "" "--only mix --stress-calls 6000" \
+        "$(defaults_served "$np" 2400 allgather alltoall reduce)"
+done
+# the read bcast to 4 MiB and rsag to 4 MiB, nothing handed on
+for np in 3 4; do
+    case_ "defaults-large-np$np" "$np" avx-off "" \
+        "--only bcast,large --light --iters 1 --max-bytes 4194304 --ring-seg 262144" \
+        "$(defaults_served "$np" 4194304 bcast allreduce) nofb nofb:bcast"
+done
+# coll_rdma_default_rules 0: the built-in table alone (the ring, not rsag)
+case_ "defaults-off-np4" 4 avx-off "$DEFAULTS_OFF" \
+    "--only large --max-bytes 1048576 --ring-seg 1048576" \
+    "served:allreduce:ring noserved:allreduce:rsag nofb"
 
 # 7c. ranks describing the same data with different datatypes (issue 10,
 #     item 1): MPI requires matching type signatures, not layouts, so a
@@ -475,21 +528,24 @@ NOCHECK="--mca mpi_param_check 0"
 derived() {
     [ "$RDMA_MODE" = component ] && echo "--layout-derived-reduce $1"
 }
+# the layouts' sizes straddle these caps (both sides must decide alike)
+LAYOUT_CAPS="--mca coll_rdma_bcast_max_bytes 1048576 --mca coll_rdma_allgather_max_bytes 4096 --mca coll_rdma_alltoall_max_bytes 4096 --mca coll_rdma_reduce_max_bytes 4096"
 for np in 2 4; do
-    layout_case "layout-bcast-auto-np$np" "$np" avx-off "" "--only layout-bcast" \
-        "served:bcast:read fb:bcast:too_large"
+    layout_case "layout-bcast-auto-np$np" "$np" avx-off "$DEFAULTS_OFF $LAYOUT_CAPS" \
+        "--only layout-bcast" "served:bcast:read fb:bcast:too_large"
     for alg in read knomial; do
-        layout_case "layout-bcast-$alg-np$np" "$np" avx-off "--mca coll_rdma_bcast_algorithm $alg" \
+        layout_case "layout-bcast-$alg-np$np" "$np" avx-off \
+            "$LAYOUT_CAPS --mca coll_rdma_bcast_algorithm $alg" \
             "--only layout-bcast" "served:bcast:$alg fb:bcast:too_large"
     done
     for alg in bruck ring; do
         layout_case "layout-allgather-$alg-np$np" "$np" avx-off \
-            "--mca coll_rdma_allgather_algorithm $alg" "--only layout-allgather" \
+            "$LAYOUT_CAPS --mca coll_rdma_allgather_algorithm $alg" "--only layout-allgather" \
             "served:allgather:$alg fb:allgather:too_large"
     done
     for alg in bruck direct; do
         layout_case "layout-alltoall-$alg-np$np" "$np" avx-off \
-            "--mca coll_rdma_alltoall_algorithm $alg" "--only layout-alltoall" \
+            "$LAYOUT_CAPS --mca coll_rdma_alltoall_algorithm $alg" "--only layout-alltoall" \
             "served:alltoall:$alg fb:alltoall:too_large"
     done
     for alg in auto ktree pairwise nway bruck ring; do
@@ -502,10 +558,14 @@ for np in 2 4; do
         "$NOCHECK --mca coll_rdma_allreduce_algorithm read" \
         "--only layout-allreduce $(derived 32)" "served:allreduce:read fb:too_large"
     layout_case "layout-reduce-knomial-np$np" "$np" avx-off \
-        "$NOCHECK --mca coll_rdma_reduce_algorithm knomial" "--only layout-reduce $(derived 4000)" \
+        "$NOCHECK $LAYOUT_CAPS --mca coll_rdma_reduce_algorithm knomial" \
+        "--only layout-reduce $(derived 4000)" \
         "served:reduce:knomial fb:reduce:too_large"
     layout_case "layout-fallback-forced-np$np" "$np" avx-off "$FORCE_FB $NOCHECK" "--only layout" \
         "none fb:bcast:forced fb:allreduce:forced fb:reduce:forced"
+    # under auto's default rules (section 7b'')
+    layout_case "layout-defaults-np$np" "$np" avx-off "$NOCHECK" "--only layout $(derived 4000)" \
+        "$(defaults_served "$np" 4000 allreduce reduce allgather alltoall)"
 done
 # the put path (no peer window mapped: auto bcast is the k-nomial tree)
 layout_case "layout-put-path-np4" 4 avx-off "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1 $NOCHECK" "--only layout $(derived 4000)" \

@@ -30,6 +30,7 @@
 
 #include "coll_rdma_sched.h"
 #include "coll_rdma_window.h"
+#include "coll_rdma_names.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,9 +300,11 @@ static void describe(const sim_scenario_t *sc, int fam, uint64_t seed)
 
 /*
  * Window memory per rank at the parameters' defaults, for communicators of 2
- * to 4096 ranks: as built in, with the rsag regions a tuning rule or a forced
- * rsag adds, and with bounded staleness 8 on top.  Printed with -w; checked
- * against WINDOW_BOUND every run (the window must not grow with P beyond it).
+ * to 4096 ranks: with the default rules (as served on one node), with the
+ * built-in table alone (coll_rdma_default_rules 0), with rsag forced for
+ * allreduce and reduce, and with bounded staleness 8 on top.  Printed with
+ * -w; checked against WINDOW_BOUND every run (the window must not grow with
+ * P beyond it).
  */
 #define WINDOW_BOUND (8u << 20)
 
@@ -309,35 +312,48 @@ static int window_memory(int print)
 {
     static const int sizes[] = {2, 4, 8, 16, 64, 256, 1024, 4096};
     static coll_rdma_window_t win;
+    char err[256];
+    coll_rdma_rules_t *defaults = coll_rdma_rules_parse_text(coll_rdma_defaults_text,
+                                                             coll_rdma_names_vocab(), err,
+                                                             sizeof(err));
     int bad = 0;
 
+    if (NULL == defaults) {
+        printf("FAIL the default rules: %s\n", err);
+        return 1;
+    }
     if (print) {
-        printf("| ranks | auto (bytes) | + rsag (allreduce, reduce) | + staleness 8 |\n|---:|---:|---:|---:|\n");
+        printf("| ranks | auto (bytes) | built-in table alone | rsag forced (allreduce, reduce) "
+               "| + staleness 8 |\n|---:|---:|---:|---:|---:|\n");
     }
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
-        coll_rdma_config_t cfg = COLL_RDMA_CONFIG_DEFAULTS;
-        size_t bytes[3];
-        for (int v = 0; v < 3; ++v) {
-            if (v >= 1) {
+        size_t bytes[4];
+        for (int v = 0; v < 4; ++v) {
+            coll_rdma_config_t cfg = COLL_RDMA_CONFIG_DEFAULTS;
+            cfg.defaults = 1 == v ? NULL : defaults;
+            if (v >= 2) {
                 cfg.alg[COLL_RDMA_ALLREDUCE] = cfg.alg[COLL_RDMA_REDUCE] = COLL_RDMA_ALG_RSAG;
             }
-            cfg.allreduce_staleness = v == 2 ? 8 : 0;
+            cfg.allreduce_staleness = v == 3 ? 8 : 0;
             memset(&win, 0, sizeof(win));
             if (OMPI_SUCCESS != coll_rdma_window_layout(&win, &cfg, sizes[i], 0)) {
                 printf("FAIL window layout at %d ranks (variant %d)\n", sizes[i], v);
+                coll_rdma_rules_free(defaults);
                 return 1;
             }
             bytes[v] = win.size;
+            if (v < 3 && win.size > WINDOW_BOUND) {
+                printf("FAIL window at %d ranks (variant %d): %zu bytes, above %u\n", sizes[i], v,
+                       win.size, WINDOW_BOUND);
+                bad = 1;
+            }
         }
         if (print) {
-            printf("| %d | %zu | %zu | %zu |\n", sizes[i], bytes[0], bytes[1], bytes[2]);
-        }
-        if (bytes[1] > WINDOW_BOUND) {
-            printf("FAIL window at %d ranks: %zu bytes, above %u\n", sizes[i], bytes[1],
-                   WINDOW_BOUND);
-            bad = 1;
+            printf("| %d | %zu | %zu | %zu | %zu |\n", sizes[i], bytes[0], bytes[1], bytes[2],
+                   bytes[3]);
         }
     }
+    coll_rdma_rules_free(defaults);
     return bad;
 }
 

@@ -1,9 +1,11 @@
 /*
  * Unit test of the tuning rules (ompi-coll-rdma/coll_rdma_rules.c): files
  * that parse and what their lookups give, files that do not and the line
- * their message names.  No MPI.
+ * their message names, and the default rules compiled into the component.
+ * No MPI.
  */
 #include "coll_rdma_rules.h"
+#include "coll_rdma_names.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -89,9 +91,13 @@ static void test_lookups(void)
     CHECK(-1 == coll_rdma_rules_find(r, BCAST, 3, 1 << 20, -1), "bcast at 3 ranks");
     CHECK(NWAY == coll_rdma_rules_find(r, BARRIER, 1, 0, -1), "barrier at 1 rank: * is 1-");
     CHECK(-7 == coll_rdma_rules_find(NULL, BARRIER, 4, 0, -7), "no table: none");
-    CHECK(coll_rdma_rules_name(r, ALLREDUCE, RING), "allreduce names ring");
-    CHECK(!coll_rdma_rules_name(r, BCAST, RING), "bcast does not name ring");
-    CHECK(!coll_rdma_rules_name(NULL, BCAST, READ), "no table names nothing");
+    CHECK(512 * 1024 == coll_rdma_rules_reach(r, ALLREDUCE, RING, 2), "ring at 2: 512 KiB");
+    CHECK(SIZE_MAX == coll_rdma_rules_reach(r, ALLREDUCE, RING, 8), "ring at 8: * bytes");
+    CHECK(0 == coll_rdma_rules_reach(r, ALLREDUCE, RING, 9), "ring at 9: not named");
+    CHECK(16384 == coll_rdma_rules_reach(r, ALLREDUCE, READ, 2), "read at 2: 16 KiB");
+    CHECK(1 << 20 == coll_rdma_rules_reach(r, BCAST, READ, 100), "bcast read at 100: 1 MiB");
+    CHECK(0 == coll_rdma_rules_reach(r, BCAST, RING, 4), "bcast does not name ring");
+    CHECK(0 == coll_rdma_rules_reach(NULL, BCAST, READ, 4), "no table names nothing");
 
     /* the same rules written otherwise hash alike; another rule does not */
     {
@@ -170,10 +176,80 @@ static void test_errors(void)
     CHECK(NULL != strstr(err, "cannot open it"), "missing file message: %s", err);
 }
 
+/* The first rule of `r` that matches, or -1. */
+static int first_match(const coll_rdma_rules_t *r, int coll, int ranks, size_t bytes)
+{
+    for (int i = 0; i < r->n; ++i) {
+        const coll_rdma_rule_t *x = &r->rule[i];
+        if (x->coll == coll && ranks >= x->min_ranks && ranks <= x->max_ranks
+            && bytes >= x->min_bytes && bytes <= x->max_bytes) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/*
+ * The component's default rules (coll_rdma_defaults.rules, compiled in as
+ * the component compiles them) with the component's names: they parse, no
+ * two rules overlap (so every rule is reachable: its first corner finds it),
+ * the measured region (2-16 ranks; 0-4 MiB, allgather and alltoall 0-1 MiB
+ * per block) has no hole, and no rule names an algorithm above the
+ * collective's default *_max_bytes (which would never serve it).
+ */
+static void test_defaults(void)
+{
+    static const coll_rdma_config_t cfg = COLL_RDMA_CONFIG_DEFAULTS;
+    const size_t cap[COLL_RDMA_NCOLLS] = {
+        [COLL_RDMA_BARRIER] = 0, [COLL_RDMA_BCAST] = cfg.bcast_max_bytes,
+        [COLL_RDMA_ALLREDUCE] = cfg.allreduce_max_bytes,
+        [COLL_RDMA_ALLGATHER] = cfg.allgather_max_bytes,
+        [COLL_RDMA_ALLTOALL] = cfg.alltoall_max_bytes, [COLL_RDMA_REDUCE] = cfg.reduce_max_bytes};
+    char err[512];
+    coll_rdma_rules_t *r = coll_rdma_rules_parse_text(coll_rdma_defaults_text,
+                                                      coll_rdma_names_vocab(), err, sizeof(err));
+
+    CHECK(NULL != r, "the default rules do not parse: %s", err);
+    if (NULL == r) {
+        return;
+    }
+    CHECK(r->n > 0, "no default rules");
+    for (int i = 0; i < r->n; ++i) {
+        const coll_rdma_rule_t *a = &r->rule[i];
+        CHECK(i == first_match(r, a->coll, a->min_ranks, a->min_bytes),
+              "default rule %d is shadowed at its first corner", i + 1);
+        for (int j = 0; j < i; ++j) {
+            const coll_rdma_rule_t *b = &r->rule[j];
+            CHECK(!(a->coll == b->coll && a->min_ranks <= b->max_ranks
+                    && b->min_ranks <= a->max_ranks && a->min_bytes <= b->max_bytes
+                    && b->min_bytes <= a->max_bytes),
+                  "default rules %d and %d overlap", j + 1, i + 1);
+        }
+        CHECK(COLL_RDMA_ALG_FALLBACK == a->alg || COLL_RDMA_ALG_AUTO == a->alg
+                  || a->max_bytes <= cap[a->coll],
+              "default rule %d names %s above %s_max_bytes (%zu)", i + 1,
+              coll_rdma_alg_names[a->alg], coll_rdma_coll_names[a->coll], cap[a->coll]);
+    }
+    for (int coll = COLL_RDMA_BCAST; coll < COLL_RDMA_NCOLLS; ++coll) {
+        size_t top = COLL_RDMA_ALLGATHER == coll || COLL_RDMA_ALLTOALL == coll ? 1 << 20 : 4 << 20;
+        for (int ranks = 2; ranks <= 16; ++ranks) {
+            for (size_t bytes = 1; bytes <= top; bytes *= 2) {
+                CHECK(first_match(r, coll, ranks, bytes) >= 0
+                          && first_match(r, coll, ranks, bytes - 1) >= 0
+                          && first_match(r, coll, ranks, bytes + 1 < top ? bytes + 1 : top) >= 0,
+                      "no default rule for %s at %d ranks near %zu bytes",
+                      coll_rdma_coll_names[coll], ranks, bytes);
+            }
+        }
+    }
+    coll_rdma_rules_free(r);
+}
+
 int main(void)
 {
     test_lookups();
     test_errors();
+    test_defaults();
     printf("test_rules: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }
