@@ -354,7 +354,7 @@ def defaults(margin, overrides_path, report, dirs):
     Each measured size of communicator gives rules for its band
     (rank_bands()); above the largest, the EXTRAPOLATE picks only."""
     overrides, margins = read_overrides(overrides_path)
-    picks, rep = {}, []
+    picks, rep, got = {}, [], {}
     for d in sorted(dirs, key=lambda d: (np_of(d), d)):
         ranks = np_of(d)
         table = read_table(os.path.join(d, 'table.md'))
@@ -410,6 +410,8 @@ def defaults(margin, overrides_path, report, dirs):
                 rep.append('| %s | %s | %s | %s |' % (
                     human(size), '%.2f' % t if t else '-',
                     ' | '.join(cell(shown.get(n)) for n in names), pick))
+                e = ats[size].get(pick) or shown.get(pick)
+                got[(coll, ranks, size)] = median(e[0]) if pick != 'fallback' and e and e[0] else None
             picks[(coll, ranks)] = out
     bands = rank_bands({r for _, r in picks})
     top = max(bands)
@@ -428,8 +430,27 @@ def defaults(margin, overrides_path, report, dirs):
                                  % (coll, ranks))
                     lines += rule_lines(coll, '%d-' % (ranks + 1), beyond, skip_auto=True)
     with open(report, 'w') as f:
-        f.write('\n'.join(rep).lstrip('\n') + '\n')
+        f.write(summary(got) + '\n'.join(rep).lstrip('\n') + '\n')
     print('\n'.join(lines))
+
+
+def summary(got):
+    """Per measured size of communicator, what the picks measured: the
+    median ratio to coll/tuned of the algorithm each rule names (-: handed
+    on, coll/tuned's own time), one row per collective."""
+    out = ['The picks as measured: the median ratio to coll/tuned (paired within repetitions) of the '
+           'algorithm the rules name at each size; - where they hand the call on.\n']
+    for ranks in sorted({r for _, r, _ in got}):
+        sizes = sorted({s for c, r, s in got if r == ranks})
+        out.append('\n**%d ranks**\n' % ranks)
+        out.append('| collective | ' + ' | '.join(human(s) for s in sizes) + ' |')
+        out.append('|---|' + '---:|' * len(sizes))
+        for coll in ('barrier', 'bcast', 'allreduce', 'reduce', 'allgather', 'alltoall'):
+            if any(c == coll and r == ranks for c, r, _ in got):
+                out.append('| %s | ' % coll + ' | '.join(
+                    '-' if got.get((coll, ranks, s)) is None else '%.2f' % got[(coll, ranks, s)]
+                    if (coll, ranks, s) in got else ' ' for s in sizes) + ' |')
+    return '\n'.join(out) + '\n\n'
 
 
 def rule_lines(coll, span, picks, skip_auto=False):
