@@ -221,9 +221,6 @@ in_chroot() {
 say "installing packages in the chroot (config/install-debian-deps.sh)"
 in_chroot env COLL_RDMA_IN_CHROOT=1 sh /build/src/config/install-debian-deps.sh >"$work/apt.log" 2>&1 ||
     { tail -20 "$work/apt.log" >&2; die "package installation failed in the chroot (log: $work/apt.log)"; }
-# what install-debian-deps.sh left out, if anything (packages this suite
-# cannot install today)
-grep '^install-debian-deps: ' "$work/apt.log" || true
 ompi_version=$(in_chroot ompi_info --version | sed -n 's/^Open MPI v//p')
 ompi="Open MPI $ompi_version"
 in_chroot sh -c 'echo "Open MPI $(ompi_info --version | sed -n "s/^Open MPI v//p"), UCX $(ucx_info -v | sed -n "s/^# Library version: //p"), $(gcc --version | head -1)"'
