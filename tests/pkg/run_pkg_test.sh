@@ -1,7 +1,8 @@
 #!/bin/bash
 # The Debian package (README, "Install from a package"), end to end, on the
 # machine it runs on: Debian 12 (Open MPI 4.1) from tests/run-all.sh, Debian 13
-# (Open MPI 5.0) in tests/run-ompi5.sh's chroot (OMPI5_PKG_TEST=1).
+# (Open MPI 5.0) and sid (6.0) in tests/run-chroot.sh's chroots
+# (CHROOT_PKG_TEST=1).
 #
 #  1. the release tarball: `make distcheck` (DISTCHECK=1; its make check runs
 #     the unit tests only, the MPI suite has run already) or `make dist` in
@@ -173,16 +174,21 @@ fi
 
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')
 has() { printf '%s\n' "$contents" | grep -qxF "$1"; }
+lacks() { ! has "$1"; }
 check deb-component "no $compdir/mca_coll_rdma.so in the .deb" has "$compdir/mca_coll_rdma.so"
 for f in copyright changelog.gz README.md.gz docs/design.md.gz; do
     check "deb-doc-$f" "no /usr/share/doc/$PKG/$f in the .deb" has "/usr/share/doc/$PKG/$f"
 done
-# and /etc/profile.d/openmpi-coll-rdma.sh when built against Open MPI 5
+# and /etc/profile.d/openmpi-coll-rdma.sh when built against Open MPI 5 (below)
 extra=$(printf '%s\n' "$contents" | grep -v -e "^$compdir/mca_coll_rdma.so\$" -e "^/usr/share/doc/$PKG/" -e '/$' \
     -e "^/etc/profile.d/$PKG.sh\$" || true)
 check deb-nothing-else "files outside the component and doc directories: $(echo $extra)" [ -z "$extra" ]
-if [ "${ompi_version%%.*}" -ge 5 ]; then
+# (Open MPI 5 only: 4.1's and 6.0's mpirun let the processes search Open
+# MPI's component directory by themselves, debian/rules)
+if [ "${ompi_version%%.*}" = 5 ]; then
     check deb-profile "no /etc/profile.d/$PKG.sh in the .deb (Open MPI $ompi_version)" has "/etc/profile.d/$PKG.sh"
+else
+    check deb-no-profile "/etc/profile.d/$PKG.sh in the .deb (Open MPI $ompi_version)" lacks "/etc/profile.d/$PKG.sh"
 fi
 depends=$(dpkg-deb -f "$deb" Depends)
 check deb-version "the .deb's version is $(dpkg-deb -f "$deb" Version), VERSION $version" \
