@@ -148,12 +148,22 @@ typedef struct {
 
 static void stale_open(stale_counter_t *c, MPI_Comm comm)
 {
+    /* Open MPI 6.0.0rc2's MPI_T_pvar_handle_alloc reads the bytes after the
+     * MPI_Comm it is given as the communicator's flags: the handle lies in
+     * zeroed memory (tests/mpi/test_ssp.c, pvar_read) */
+    static union {
+        MPI_Comm comm;
+        char bytes[4096];
+    } bound;
     int index, count;
+
+    memset(&bound, 0, sizeof(bound));
+    bound.comm = comm;
 
     c->ok = MPI_SUCCESS == MPI_T_pvar_get_index("coll_rdma_allreduce_stale_calls",
                                                 MPI_T_PVAR_CLASS_COUNTER, &index)
             && MPI_SUCCESS == MPI_T_pvar_session_create(&c->session);
-    if (c->ok && MPI_SUCCESS != MPI_T_pvar_handle_alloc(c->session, index, &comm, &c->handle,
+    if (c->ok && MPI_SUCCESS != MPI_T_pvar_handle_alloc(c->session, index, &bound.comm, &c->handle,
                                                         &count)) {
         MPI_T_pvar_session_free(&c->session);
         c->ok = 0;

@@ -6,8 +6,7 @@
 # OMPI_VERSION, OMPI_SERIES, OMPI_COLL_API and OMPI_SHIMS.  Detected: Open MPI
 # 4.1, 5.0 and 6.0 (each series has its own coll API version, and Open MPI
 # loads only a component of its own: one build per series).  Supported (the
-# sources' glue, ompi-coll-rdma/coll_rdma_compat.h): 4.1 and 5.0; configure
-# stops with a message on 6.0 after its checks (issue 31).
+# sources' glue, ompi-coll-rdma/coll_rdma_compat.h): 4.1, 5.0 and 6.0.
 AC_DEFUN([COLL_RDMA_CHECK_OMPI], [
   AC_ARG_WITH([ompi],
     [AS_HELP_STRING([--with-ompi=DIR], [Open MPI installation prefix (default: mpicc / pkg-config ompi-c)])])
@@ -67,7 +66,7 @@ AC_DEFUN([COLL_RDMA_CHECK_OMPI], [
     [4.1], [coll_rdma_coll_api=2_0_0; OMPI_COLL_API="component 2.0.0, module 2.3.0"],
     [5.0], [coll_rdma_coll_api=2_4_0; OMPI_COLL_API="component 2.4.0, module 2.4.0"],
     [6.0], [coll_rdma_coll_api=3_0_0; OMPI_COLL_API="component 3.0.0, module 3.0.0"],
-    [AC_MSG_ERROR([Open MPI $OMPI_VERSION is not supported: coll/rdma builds against Open MPI 4.1 and 5.0])])
+    [AC_MSG_ERROR([Open MPI $OMPI_VERSION is not supported: coll/rdma builds against Open MPI 4.1, 5.0 and 6.0])])
 
   # Open MPI 5.0 and 6.0 built with an external PMIx (as Debian's are)
   # include <pmix.h> from their internal headers, which live outside Open
@@ -127,11 +126,10 @@ AC_DEFUN([COLL_RDMA_CHECK_OMPI], [
     [OMPI_SHIM_CFLAGS="-I$coll_rdma_shim_dir"; OMPI_SHIMS="used (some devel headers are missing)"],
     [OMPI_SHIM_CFLAGS=""; OMPI_SHIMS="not needed"])
 
-  # The series ompi-coll-rdma/coll_rdma_compat.h has the glue for.  Open MPI
-  # 6.0 (coll API 3.0.0: size_t counts, modules that install their own
-  # functions) is detected, its headers checked, but not supported yet.
-  AS_CASE([$OMPI_SERIES], [4.1|5.0], [],
-    [AC_MSG_ERROR([Open MPI $OMPI_VERSION found and its headers compile (coll API $OMPI_COLL_API), but coll/rdma's sources do not support Open MPI $OMPI_SERIES yet (issue 31): build against Open MPI 4.1 or 5.0])])
+  # The series ompi-coll-rdma/coll_rdma_compat.h has the glue for (6.0:
+  # coll API 3.0.0, size_t counts, modules that install their own functions).
+  AS_CASE([$OMPI_SERIES], [4.1|5.0|6.0], [],
+    [AC_MSG_ERROR([Open MPI $OMPI_VERSION found and its headers compile (coll API $OMPI_COLL_API), but coll/rdma's sources do not support Open MPI $OMPI_SERIES: build against Open MPI 4.1, 5.0 or 6.0])])
 
   AC_MSG_CHECKING([component install directory])
   AS_IF([test -n "$with_ompi_compdir" && test "$with_ompi_compdir" != yes], [OMPI_COMPDIR="$with_ompi_compdir"],

@@ -10,6 +10,7 @@
 #include "coll_rdma_op.h"
 #include "coll_rdma_plans.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,11 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
     coll_rdma_reach_t reach;
     bool supported, wrong;
 
+    /* MPI 4's large counts (coll API 3.0.0): the plans count in int */
+    if (OPAL_UNLIKELY(c->scount > INT_MAX || c->rcount > INT_MAX)) {
+        *why = COLL_RDMA_WHY_TOO_LARGE;
+        return COLL_RDMA_ALG_FALLBACK;
+    }
     reach.all_direct = m->window->all_direct;
     reach.emulated = m->window->emulated;
     reach.nnodes = m->window->nodes ? m->window->nnodes : 0;

@@ -59,6 +59,7 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
     .default_rules = 1,
     .config = COLL_RDMA_CONFIG_DEFAULTS,
 };
+COLL_RDMA_COMPONENT_INIT
 
 /* A read-only component parameter of `type` at info `level`. */
 static void reg_var(const char *name, const char *help, mca_base_var_type_t type, int level,

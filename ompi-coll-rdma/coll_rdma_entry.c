@@ -274,7 +274,7 @@ static int rdma_barrier_init(struct ompi_communicator_t *comm, struct ompi_info_
                : PREVIOUS(M(module), barrier_init, comm, info, request);
 }
 
-static int rdma_bcast(void *buf, int count, ompi_datatype_t *dtype, int root,
+static int rdma_bcast(void *buf, coll_rdma_count_t count, ompi_datatype_t *dtype, int root,
                       struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     coll_rdma_call_t c;
@@ -285,7 +285,7 @@ static int rdma_bcast(void *buf, int count, ompi_datatype_t *dtype, int root,
                : PREVIOUS(M(module), bcast, buf, count, dtype, root, comm);
 }
 
-static int rdma_ibcast(void *buf, int count, ompi_datatype_t *dtype, int root,
+static int rdma_ibcast(void *buf, coll_rdma_count_t count, ompi_datatype_t *dtype, int root,
                        struct ompi_communicator_t *comm, ompi_request_t **request,
                        mca_coll_base_module_t *module)
 {
@@ -297,7 +297,7 @@ static int rdma_ibcast(void *buf, int count, ompi_datatype_t *dtype, int root,
                : PREVIOUS(M(module), ibcast, buf, count, dtype, root, comm, request);
 }
 
-static int rdma_bcast_init(void *buf, int count, ompi_datatype_t *dtype, int root,
+static int rdma_bcast_init(void *buf, coll_rdma_count_t count, ompi_datatype_t *dtype, int root,
                            struct ompi_communicator_t *comm, struct ompi_info_t *info,
                            ompi_request_t **request, mca_coll_base_module_t *module)
 {
@@ -309,8 +309,8 @@ static int rdma_bcast_init(void *buf, int count, ompi_datatype_t *dtype, int roo
                : PREVIOUS(M(module), bcast_init, buf, count, dtype, root, comm, info, request);
 }
 
-static int rdma_allreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
-                          ompi_op_t *op, struct ompi_communicator_t *comm,
+static int rdma_allreduce(const void *sbuf, void *rbuf, coll_rdma_count_t count,
+                          ompi_datatype_t *dtype, ompi_op_t *op, struct ompi_communicator_t *comm,
                           mca_coll_base_module_t *module)
 {
     coll_rdma_call_t c;
@@ -321,8 +321,8 @@ static int rdma_allreduce(const void *sbuf, void *rbuf, int count, ompi_datatype
                : PREVIOUS(M(module), allreduce, sbuf, rbuf, count, dtype, op, comm);
 }
 
-static int rdma_iallreduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
-                           ompi_op_t *op, struct ompi_communicator_t *comm,
+static int rdma_iallreduce(const void *sbuf, void *rbuf, coll_rdma_count_t count,
+                           ompi_datatype_t *dtype, ompi_op_t *op, struct ompi_communicator_t *comm,
                            ompi_request_t **request, mca_coll_base_module_t *module)
 {
     coll_rdma_call_t c;
@@ -333,10 +333,10 @@ static int rdma_iallreduce(const void *sbuf, void *rbuf, int count, ompi_datatyp
                : PREVIOUS(M(module), iallreduce, sbuf, rbuf, count, dtype, op, comm, request);
 }
 
-static int rdma_allreduce_init(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
-                               ompi_op_t *op, struct ompi_communicator_t *comm,
-                               struct ompi_info_t *info, ompi_request_t **request,
-                               mca_coll_base_module_t *module)
+static int rdma_allreduce_init(const void *sbuf, void *rbuf, coll_rdma_count_t count,
+                               ompi_datatype_t *dtype, ompi_op_t *op,
+                               struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                               ompi_request_t **request, mca_coll_base_module_t *module)
 {
     coll_rdma_call_t c;
     int rc;
@@ -347,9 +347,9 @@ static int rdma_allreduce_init(const void *sbuf, void *rbuf, int count, ompi_dat
                           request);
 }
 
-static int rdma_reduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
-                       ompi_op_t *op, int root, struct ompi_communicator_t *comm,
-                       mca_coll_base_module_t *module)
+static int rdma_reduce(const void *sbuf, void *rbuf, coll_rdma_count_t count,
+                       ompi_datatype_t *dtype, ompi_op_t *op, int root,
+                       struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     coll_rdma_call_t c;
     int rc;
@@ -359,9 +359,10 @@ static int rdma_reduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t 
                : PREVIOUS(M(module), reduce, sbuf, rbuf, count, dtype, op, root, comm);
 }
 
-static int rdma_ireduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
-                        ompi_op_t *op, int root, struct ompi_communicator_t *comm,
-                        ompi_request_t **request, mca_coll_base_module_t *module)
+static int rdma_ireduce(const void *sbuf, void *rbuf, coll_rdma_count_t count,
+                        ompi_datatype_t *dtype, ompi_op_t *op, int root,
+                        struct ompi_communicator_t *comm, ompi_request_t **request,
+                        mca_coll_base_module_t *module)
 {
     coll_rdma_call_t c;
     int rc;
@@ -371,8 +372,9 @@ static int rdma_ireduce(const void *sbuf, void *rbuf, int count, ompi_datatype_t
                : PREVIOUS(M(module), ireduce, sbuf, rbuf, count, dtype, op, root, comm, request);
 }
 
-static int rdma_reduce_init(const void *sbuf, void *rbuf, int count, ompi_datatype_t *dtype,
-                            ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+static int rdma_reduce_init(const void *sbuf, void *rbuf, coll_rdma_count_t count,
+                            ompi_datatype_t *dtype, ompi_op_t *op, int root,
+                            struct ompi_communicator_t *comm,
                             struct ompi_info_t *info, ompi_request_t **request,
                             mca_coll_base_module_t *module)
 {
@@ -387,38 +389,40 @@ static int rdma_reduce_init(const void *sbuf, void *rbuf, int count, ompi_dataty
 
 /* allgather and alltoall share their signatures: one set of six by macro */
 #define BLOCK_ENTRIES(name, COLL)                                                                  \
-    static int rdma_##name(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,      \
-                           int rcount, ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,  \
-                           mca_coll_base_module_t *module)                                         \
+    static int rdma_##name(const void *sbuf, coll_rdma_count_t scount, ompi_datatype_t *sdtype,    \
+                           void *rbuf, coll_rdma_count_t rcount, ompi_datatype_t *rdtype,          \
+                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module)       \
     {                                                                                              \
         coll_rdma_call_t c;                                                                        \
         int rc;                                                                                    \
         CALL_BLOCKS(c, COLL);                                                                      \
-        return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, NULL, &rc)                     \
+        return served(M(module), comm, &c, COLL_RDMA_KIND_BLOCKING, NULL, NULL, &rc)               \
                    ? rc                                                                            \
                    : PREVIOUS(M(module), name, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm);  \
     }                                                                                              \
-    static int rdma_i##name(const void *sbuf, int scount, ompi_datatype_t *sdtype, void *rbuf,     \
-                            int rcount, ompi_datatype_t *rdtype, struct ompi_communicator_t *comm, \
-                            ompi_request_t **request, mca_coll_base_module_t *module)              \
+    static int rdma_i##name(const void *sbuf, coll_rdma_count_t scount, ompi_datatype_t *sdtype,   \
+                            void *rbuf, coll_rdma_count_t rcount, ompi_datatype_t *rdtype,         \
+                            struct ompi_communicator_t *comm, ompi_request_t **request,            \
+                            mca_coll_base_module_t *module)                                        \
     {                                                                                              \
         coll_rdma_call_t c;                                                                        \
         int rc;                                                                                    \
         CALL_BLOCKS(c, COLL);                                                                      \
-        return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, NULL, request, &rc)              \
+        return served(M(module), comm, &c, COLL_RDMA_KIND_NONBLOCKING, NULL, request, &rc)         \
                    ? rc                                                                            \
                    : PREVIOUS(M(module), i##name, sbuf, scount, sdtype, rbuf, rcount, rdtype,      \
                               comm, request);                                                      \
     }                                                                                              \
-    static int rdma_##name##_init(const void *sbuf, int scount, ompi_datatype_t *sdtype,           \
-                                  void *rbuf, int rcount, ompi_datatype_t *rdtype,                 \
-                                  struct ompi_communicator_t *comm, struct ompi_info_t *info,      \
-                                  ompi_request_t **request, mca_coll_base_module_t *module)        \
+    static int rdma_##name##_init(const void *sbuf, coll_rdma_count_t scount,                      \
+                                  ompi_datatype_t *sdtype, void *rbuf, coll_rdma_count_t rcount,   \
+                                  ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,       \
+                                  struct ompi_info_t *info, ompi_request_t **request,              \
+                                  mca_coll_base_module_t *module)                                  \
     {                                                                                              \
         coll_rdma_call_t c;                                                                        \
         int rc;                                                                                    \
         CALL_BLOCKS(c, COLL);                                                                      \
-        return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, info, request, &rc)               \
+        return served(M(module), comm, &c, COLL_RDMA_KIND_PERSISTENT, info, request, &rc)          \
                    ? rc                                                                            \
                    : PREVIOUS(M(module), name##_init, sbuf, scount, sdtype, rbuf, rcount, rdtype,  \
                               comm, info, request);                                                \

@@ -182,7 +182,8 @@ int coll_rdma_module_setup_test(mca_coll_rdma_module_t *m)
     }
 
 /* Modules are enabled lowest priority first: the table now holds what the
- * components below us chose, which is our fallback. */
+ * components below us chose, which is our fallback.  Where the coll API
+ * wants it (3.0.0), the module then puts its own functions in the table. */
 static int rdma_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
 {
     mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
@@ -193,8 +194,29 @@ static int rdma_module_enable(mca_coll_base_module_t *module, struct ompi_commun
         || NULL == m->previous_alltoall || NULL == m->previous_reduce) {
         return OMPI_ERROR;
     }
+#define X_INSTALL(name) COLL_RDMA_INSTALL(comm, name, m->super.coll_##name, module);
+    COLL_RDMA_SAVED(X_INSTALL)
+#undef X_INSTALL
     return OMPI_SUCCESS;
 }
+
+#if COLL_RDMA_MODULE_INSTALLS
+/* The communicator goes (coll API 3.0.0: modules disabled highest priority
+ * first): the previous functions back where the table still holds ours. */
+static int rdma_module_disable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
+{
+    mca_coll_rdma_module_t *m = (mca_coll_rdma_module_t *) module;
+
+#    define X_UNINSTALL(name)                                                                  \
+        if (NULL != m->previous_##name) {                                                     \
+            COLL_RDMA_UNINSTALL(comm, name, module, m->previous_##name,                       \
+                                m->previous_##name##_module);                                 \
+        }
+    COLL_RDMA_SAVED(X_UNINSTALL)
+#    undef X_UNINSTALL
+    return OMPI_SUCCESS;
+}
+#endif
 
 static void rdma_module_construct(mca_coll_rdma_module_t *m)
 {
@@ -232,6 +254,9 @@ mca_coll_rdma_module_t *coll_rdma_module_new(const coll_rdma_config_t *cfg,
         return NULL;
     }
     m->super.coll_module_enable = rdma_module_enable;
+#if COLL_RDMA_MODULE_INSTALLS
+    m->super.coll_module_disable = rdma_module_disable;
+#endif
     m->params = *params;
     m->cfg_agreed = *cfg;
     m->cfg = &m->cfg_agreed;

@@ -37,7 +37,8 @@ for np in $ALL_NP; do
     # more segments than a ring holds through the tree
     case_ "bcast-hier-np$np" "$np" avx-off "$HIER --mca coll_rdma_debug_node_ranks $k $BCAST_SEGMENTED --mca coll_rdma_bcast_slots $((2 + np % 4))" \
         "--only bcast --light --max-bytes 262144" "served:bcast:hier fb:bcast:too_large"
-    case_ "reduce-hier-np$np" "$np" avx-off "$HIER --mca coll_rdma_debug_node_ranks $k" \
+    case_ "reduce-hier-np$np" "$np" avx-off \
+        "$HIER --mca coll_rdma_debug_node_ranks $k --mca coll_rdma_reduce_max_bytes 8192" \
         "--only reduce --light --max-bytes 16384" "served:reduce:hier fb:reduce:too_large"
     # shares of chunks: counts below, at and across the ports (every node's
     # first ranks), chunks of 4 KiB cut in 1 to 4 shares

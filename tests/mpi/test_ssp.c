@@ -108,7 +108,17 @@ static long long pvar_read(const char *name, MPI_Comm comm)
         || MPI_SUCCESS != MPI_T_pvar_session_create(&session)) {
         return -1;
     }
-    if (MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, index, &comm, &handle, &count)) {
+    /* Open MPI 6.0.0rc2's MPI_T_pvar_handle_alloc reads the bytes after the
+     * MPI_Comm it is given as the communicator's flags (ompit_obj_invalid()
+     * takes the pointer to the handle for the communicator): the handle lies
+     * in zeroed memory, so that they say "valid" (harmless elsewhere) */
+    static union {
+        MPI_Comm comm;
+        char bytes[4096];
+    } bound;
+    memset(&bound, 0, sizeof(bound));
+    bound.comm = comm;
+    if (MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, index, &bound.comm, &handle, &count)) {
         rc = MPI_T_pvar_read(session, handle, &value);
         MPI_T_pvar_handle_free(session, &handle);
     }
