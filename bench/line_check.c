@@ -36,74 +36,14 @@
 #include <string.h>
 #include <time.h>
 
-/* A cycle counter shared by the cores (x86: the TSC; elsewhere the
- * monotonic clock in ns, coarser), and the fences around a timed access. */
-#if defined(__x86_64__) || defined(__i386__)
-#    include <x86intrin.h>
-static inline uint64_t ticks(void)
-{
-    return __rdtsc();
-}
-static inline uint64_t ticks_ordered(void)
-{
-    unsigned aux;
-    return __rdtscp(&aux);
-}
-static inline void load_fence(void)
-{
-    _mm_lfence();
-}
-static inline void full_fence(void)
-{
-    _mm_mfence();
-}
-#else
-static inline uint64_t ticks(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
-}
-static inline uint64_t ticks_ordered(void)
-{
-    atomic_thread_fence(memory_order_seq_cst);
-    return ticks();
-}
-static inline void load_fence(void)
-{
-    atomic_thread_fence(memory_order_seq_cst);
-}
-static inline void full_fence(void)
-{
-    atomic_thread_fence(memory_order_seq_cst);
-}
-#endif
+#include "bench_time.h"
+
 
 #define LINE 64
 #define ROUNDS 500
 
 enum { BARRIER, BCAST, ALLREDUCE, REDUCE, NCOLLS };
 static const char *const names[NCOLLS] = {"barrier", "bcast", "allreduce", "reduce"};
-
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e6 + t.tv_nsec * 1e-3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
-/** Median of n samples; sorts them. */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t) n, sizeof(double), cmp_d);
-    return v[n / 2];
-}
 
 /* Word w of rank r's segment of the shared window (one line each). */
 static _Atomic uint64_t *word(char **seg, int r, int w)

@@ -39,48 +39,8 @@
 #include <string.h>
 #include <time.h>
 
-/* A cycle counter shared by the cores (x86: the TSC; elsewhere the
- * monotonic clock in ns, coarser), and the fences around a timed access. */
-#if defined(__x86_64__) || defined(__i386__)
-#    include <x86intrin.h>
-static inline uint64_t ticks(void)
-{
-    return __rdtsc();
-}
-static inline uint64_t ticks_ordered(void)
-{
-    unsigned aux;
-    return __rdtscp(&aux);
-}
-static inline void load_fence(void)
-{
-    _mm_lfence();
-}
-static inline void full_fence(void)
-{
-    _mm_mfence();
-}
-#else
-static inline uint64_t ticks(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
-}
-static inline uint64_t ticks_ordered(void)
-{
-    atomic_thread_fence(memory_order_seq_cst);
-    return ticks();
-}
-static inline void load_fence(void)
-{
-    atomic_thread_fence(memory_order_seq_cst);
-}
-static inline void full_fence(void)
-{
-    atomic_thread_fence(memory_order_seq_cst);
-}
-#endif
+#include "bench_time.h"
+
 
 #define LINE 64
 #define MAXT 256
@@ -126,19 +86,6 @@ static double calibrate(void)
     while (now_ns() - t0 < 5e7) {
     }
     return (now_ns() - t0) / (double) (ticks() - c0);
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
-/** Median of n samples; sorts them. */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t) n, sizeof(double), cmp_d);
-    return v[n / 2];
 }
 
 static void spin_ns(double ns)

@@ -29,28 +29,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_time.h"
+
 #define MAXB (1 << 20)
 #define BURST 32
-
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e6 + t.tv_nsec * 1e-3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
-}
-
-/** Median of n samples (us); sorts them. */
-static double median(double *v, int n)
-{
-    qsort(v, n, sizeof(double), cmp_d);
-    return v[n / 2];
-}
 
 /** Repetitions for a payload of `bytes` bytes, from the base count. */
 static int reps_for(long bytes, int base)

@@ -72,25 +72,33 @@ int coll_rdma_agree_staleness(const coll_rdma_header_t *headers, int size, int r
 
 /* Whether every rank reported the same configuration and ok; warns once
  * about a configuration that differs (whatever the oks). */
+/* The rules a configuration field hashes, as a warning names them, and what
+ * a hash of 0 means there; NULL where the field is a plain value. */
+static const char *rules_differ(const char *name, const char **zero)
+{
+    if (0 == strcmp(name, "coll_rdma_tuning_file")) {
+        *zero = "no rules, the file unnamed, unreadable or malformed";
+        return "the rules of coll_rdma_tuning_file";
+    }
+    if (0 == strcmp(name, "coll_rdma_default_rules")) {
+        *zero = "coll_rdma_default_rules=0; else builds of two versions?";
+        return "the default rules compiled into coll/rdma";
+    }
+    return NULL;
+}
+
 bool coll_rdma_agree_headers(const coll_rdma_header_t *headers, int size, int rank)
 {
     for (int i = 0; i < size; ++i) {
         for (int f = 0; f < COLL_RDMA_NCONFIG; ++f) {
             if (headers[i].config[f] != headers[0].config[f]) {
-                if (0 == rank && 0 == strcmp(config_names[f], "coll_rdma_tuning_file")) {
-                    coll_rdma_output("warning: the rules of coll_rdma_tuning_file differ between "
-                                     "ranks (hash %016llx at rank 0, %016llx at rank %d; 0: no "
-                                     "rules, the file unnamed, unreadable or malformed); coll/rdma "
-                                     "falls back on this communicator",
-                                     (unsigned long long) headers[0].config[f],
-                                     (unsigned long long) headers[i].config[f], i);
-                } else if (0 == rank && 0 == strcmp(config_names[f], "coll_rdma_default_rules")) {
-                    coll_rdma_output("warning: the default rules compiled into coll/rdma differ "
-                                     "between ranks (hash %016llx at rank 0, %016llx at rank %d; "
-                                     "0: off, coll_rdma_default_rules=0): builds of two versions? "
-                                     "coll/rdma falls back on this communicator",
-                                     (unsigned long long) headers[0].config[f],
-                                     (unsigned long long) headers[i].config[f], i);
+                const char *zero = NULL, *rules = rules_differ(config_names[f], &zero);
+                if (0 == rank && NULL != rules) {
+                    coll_rdma_output("warning: %s differ between ranks (hash %016llx at rank 0, "
+                                     "%016llx at rank %d; 0: %s); coll/rdma falls back on this "
+                                     "communicator",
+                                     rules, (unsigned long long) headers[0].config[f],
+                                     (unsigned long long) headers[i].config[f], i, zero);
                 } else if (0 == rank) {
                     coll_rdma_output("warning: %s differs between ranks (%lld at rank 0, %lld "
                                      "at rank %d); coll/rdma falls back on this communicator",
