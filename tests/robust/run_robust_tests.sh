@@ -187,8 +187,32 @@ if rdma_selected leak-valgrind-np2; then
     else
         rm -f "$RDMA_LOGDIR"/vg.*
         rcase leak-valgrind-np2 2 "" \
-            "valgrind -q --keep-debuginfo=yes --leak-check=full --show-leak-kinds=definite,indirect --num-callers=40 --log-file=$RDMA_LOGDIR/vg.%p $ROBUST churn --cycles 200 --alive 20" \
+            "valgrind -q --keep-debuginfo=yes --leak-check=full --show-leak-kinds=definite,indirect --num-callers=40 --suppressions=$HERE/libnbc-persistent.supp --log-file=$RDMA_LOGDIR/vg.%p $ROBUST churn --cycles 200 --alive 20" \
             "$SERVED_ALL" vg_check
+    fi
+fi
+# The proof behind libnbc-persistent.supp: without coll/rdma, a freed persistent
+# allgather of coll/libnbc leaks (valgrind: lost records allocated in
+# mca_coll_libnbc.so under MPI_Allgather_init).  Where an Open MPI does not
+# leak so, the suppression hides nothing there: SKIP, saying so.
+vg_libnbc() {
+    local n
+    n=$(cat "$RDMA_LOGDIR"/vg.* 2>/dev/null | awk '
+        /^==[0-9]+== *$/ { if (rec ~ /(definitely|indirectly) lost/ && rec ~ /mca_coll_libnbc/ && rec ~ /Allgather_init/) n++; rec = ""; next }
+        { rec = rec "\n" $0 }
+        END { print n + 0 }')
+    if [ "$n" -gt 0 ]; then
+        echo "$n lost records allocated by coll/libnbc under MPI_Allgather_init, coll/rdma not loaded" >"$RCASE_NOTE_FILE"
+    fi
+    echo "$n" >"$RDMA_LOGDIR/libnbc-leaks"
+}
+if rdma_selected libnbc-persistent-leak-np2 && [ "$VALGRIND" != 0 ] && command -v valgrind >/dev/null 2>&1; then
+    rm -f "$RDMA_LOGDIR"/vg.* "$RDMA_LOGDIR/libnbc-leaks"
+    rcase libnbc-persistent-leak-np2 2 "--mca coll ^rdma" \
+        "valgrind -q --keep-debuginfo=yes --leak-check=full --show-leak-kinds=definite,indirect --num-callers=40 --log-file=$RDMA_LOGDIR/vg.%p $ROBUST persistent-free --cycles 5" \
+        "" vg_libnbc
+    if [ "$(cat "$RDMA_LOGDIR/libnbc-leaks" 2>/dev/null)" = 0 ]; then
+        echo "NOTE libnbc-persistent-leak-np2: this Open MPI's coll/libnbc does not leak freed persistent requests; tests/robust/libnbc-persistent.supp hides nothing here"
     fi
 fi
 

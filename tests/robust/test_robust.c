@@ -23,6 +23,9 @@
  *           lower bound or extent different from their size, absolute
  *           addresses with MPI_BOTTOM, MPI_COMM_SELF, an intercommunicator,
  *           unaligned buffers in the middle of a large allocation
+ *   persistent-free  --cycles N (e.g. 5) cycles of MPI_Comm_dup, a checked
+ *           persistent allgather started once, MPI_Request_free and
+ *           MPI_Comm_free (run without coll/rdma: Open MPI's own leak)
  *   --seed S  seed of the shared random stream
  *
  * Every mismatch prints "FAIL rank R ..." and ends the job with MPI_Abort;
@@ -169,9 +172,11 @@ int main(int argc, char **argv)
         run_churn();
     } else if (!strcmp(section, "edge")) {
         run_edge();
+    } else if (!strcmp(section, "persistent-free")) {
+        run_persistent_free();
     } else {
         if (0 == wrank) {
-            fprintf(stderr, "usage: test_robust mix|burst|churn|edge [options]\n");
+            fprintf(stderr, "usage: test_robust mix|burst|churn|edge|persistent-free [options]\n");
         }
         MPI_Abort(MPI_COMM_WORLD, 2);
     }

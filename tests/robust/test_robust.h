@@ -14,6 +14,11 @@
 #define _GNU_SOURCE
 #endif
 #include <mpi.h>
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+/* Open MPI 4.1 names the persistent collectives MPIX_*_init (mpi-ext.h) */
+#    include <mpi-ext.h>
+#    define MPI_Allgather_init MPIX_Allgather_init
+#endif
 
 #include <dirent.h>
 #include <errno.h>
@@ -69,5 +74,6 @@ void run_mix(void);
 void run_burst(void);
 void run_churn(void);
 void run_edge(void);
+void run_persistent_free(void);
 
 #endif /* TEST_ROBUST_H */
