@@ -241,8 +241,20 @@ static void build(sim_t *S)
         }
     }
     qsort(S->words, S->nwords, sizeof(size_t), cmp_size);
+    /* the payload's place in the slot, from the region (a plan's slot must agree) */
+    S->heads = xcalloc(S, S->nwords, sizeof(size_t));
+    for (int s = 0; s < S->nwords; ++s) {
+        S->heads[s] = COLL_RDMA_SLOT_HEADER;
+    }
+    for (int g = 0; g < S->r[0].win.nregions; ++g) {
+        for (int s = 0; s < S->r[0].win.regions[g].nslots && S->r[0].win.regions[g].line; ++s) {
+            S->heads[slot_at(S, coll_rdma_window_region_slot(&S->r[0].win,
+                                                             &S->r[0].win.regions[g], s))] =
+                COLL_RDMA_LINE_HEADER;
+        }
+    }
     for (int s = 1; s < S->nwords; ++s) {
-        if (S->words[s] < S->words[s - 1] + COLL_RDMA_SLOT_HEADER) {
+        if (S->words[s] < S->words[s - 1] + S->heads[s - 1]) {
             fail(S, "the words at %zu and %zu overlap", S->words[s - 1], S->words[s]);
         }
     }
@@ -407,6 +419,7 @@ static void cleanup(sim_t *S)
         free(S->ref[i]);
     }
     free(S->words);
+    free(S->heads);
     free(S->meta);
     free(S->acc);
     free(S->map);
