@@ -267,6 +267,12 @@ for spec in 2:1: 3:2:wrap 4:64: 5:3:wrap 6:5: 7:2:wrap 8:64:wrap 4:0:; do
         "--mca coll_rdma_bcast_algorithm read --mca coll_rdma_bcast_small_slots $slots ${wrap:+$BSMALL_WRAP}" \
         "--only bcast-small --stress-calls 20000" "served:bcast:read nofb:bcast"
 done
+# one rank with another small ring: no window where it is (world, a dup), a
+# warning naming the parameter; the split without it (ranks 0, 2) is served
+BSMALL_BIN=$TEST_COLL
+TEST_COLL=$RDMA_REPO_ROOT/tests/robust/rank_env.sh case_ "bcast-small-mismatch-np3" 3 avx-off "" \
+    "1 OMPI_MCA_coll_rdma_bcast_small_slots=8 -- $BSMALL_BIN --only bcast-small --stress-calls 2000" \
+    "warns:coll_rdma_bcast_small_slots.differs fb:bcast:window"
 
 # 5. forced fallback: nothing may be served, results still right
 for np in 2 5 8; do
