@@ -56,7 +56,12 @@ void coll_rdma_op_fini(coll_rdma_op_t *op)
 
 /* ---- buffers ------------------------------------------------------------ */
 
-static inline char *buf_addr(const coll_rdma_op_t *op, const coll_rdma_buf_t *b, uint64_t seq)
+/* Always inlined: it is on every POST and COPY of every call, and the
+ * compiler left it out of line once its slot cases grew (the one-line slots'
+ * header), at a call per action. */
+static inline __opal_attribute_always_inline__ char *buf_addr(const coll_rdma_op_t *op,
+                                                             const coll_rdma_buf_t *b,
+                                                             uint64_t seq)
 {
     coll_rdma_window_t *win = op->win;
 
