@@ -15,7 +15,8 @@
  *               path, line by line
  *   -a ALG      that algorithm only
  *   -o NAME=N   a parameter of the configuration other than its default
- *               (coll_rdma_NAME): bcast_slots, bcast_segment_bytes,
+ *               (coll_rdma_NAME): bcast_slots, bcast_small_slots (0: none),
+ *               bcast_segment_bytes,
  *               bcast_radix, reduce_radix, barrier_nway_n,
  *               allreduce_ktree_degree, allreduce_nway_n, allreduce_bruck_n,
  *               allreduce_read_max_bytes; repeatable
@@ -60,6 +61,7 @@ static bool set_param(coll_rdma_config_t *cfg, const char *name, long v)
         size_t *z;
     } p[] = {
         {"bcast_slots", &cfg->bcast_slots, NULL},
+        {"bcast_small_slots", &cfg->bcast_small_slots, NULL}, /* 0: no small ring */
         {"bcast_segment_bytes", NULL, &cfg->bcast_segment_bytes},
         {"bcast_radix", &cfg->bcast_radix, NULL},
         {"reduce_radix", &cfg->reduce_radix, NULL},
@@ -71,7 +73,9 @@ static bool set_param(coll_rdma_config_t *cfg, const char *name, long v)
     };
 
     for (size_t k = 0; k < sizeof(p) / sizeof(p[0]); ++k) {
-        if (0 == strcmp(name, p[k].name) && v >= 1) {
+        bool zero_ok = &cfg->bcast_small_slots == p[k].i;
+
+        if (0 == strcmp(name, p[k].name) && (v >= 1 || (0 == v && zero_ok))) {
             if (NULL != p[k].i) {
                 *p[k].i = (int) v;
             } else {

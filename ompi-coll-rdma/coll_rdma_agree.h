@@ -25,6 +25,7 @@
     X(barrier_nway_n, barrier_nway_n)                        \
     X(bcast_radix, bcast_radix)                              \
     X(bcast_slots, bcast_slots)                              \
+    X(bcast_small_slots, bcast_small_slots)                  \
     X(bcast_segment_bytes, bcast_segment_bytes)              \
     X(bcast_max_bytes, bcast_max_bytes)                      \
     X(allreduce_ktree_degree, allreduce_ktree_degree)        \

@@ -255,6 +255,12 @@ static int rdma_register(void)
             "Bcast slots per rank and communicator (>= 2): a root may run this many bcasts ahead "
             "of the slowest receiver before it waits for credit",
             OPAL_INFO_LVL_6, &cfg->bcast_slots);
+    reg_int("bcast_small_slots",
+            "One-line slots of the read bcast's small ring (0 to 4096; 0: none): a bcast of at "
+            "most 56 bytes travels in one cache line with its sequence word, and its root reads "
+            "the receivers' credits once per this many such bcasts. Window memory: 64 bytes "
+            "per slot",
+            OPAL_INFO_LVL_6, &cfg->bcast_small_slots);
     reg_size("bcast_segment_bytes",
              "Payload bytes of one bcast slot: the segment of every bcast (read, knomial, "
              "hier), one instance each; up to bcast_slots of them in flight. Window memory for "
@@ -488,6 +494,7 @@ static int rdma_open(void)
     clamp("barrier_nway_n", &cfg->barrier_nway_n, 1, 64);
     clamp("bcast_radix", &cfg->bcast_radix, 2, 64);
     clamp("bcast_slots", &cfg->bcast_slots, 2, 1024);
+    clamp("bcast_small_slots", &cfg->bcast_small_slots, 0, 4096);
     clamp_size("bcast_segment_bytes", &cfg->bcast_segment_bytes, 64);
     clamp("allreduce_ktree_degree", &cfg->allreduce_ktree_degree, 1, 63);
     clamp("allreduce_nway_n", &cfg->allreduce_nway_n, 1, 64);

@@ -83,6 +83,7 @@ typedef struct coll_rdma_config {
     int barrier_nway_n;         /* n of n-way dissemination, >= 1 */
     int bcast_radix;            /* k of the k-nomial bcast tree, >= 2 */
     int bcast_slots;            /* depth of the bcast slot rings (credits) */
+    int bcast_small_slots;      /* one-line slots of the read bcast's small ring (0: none) */
     size_t bcast_segment_bytes; /* payload of one bcast slot */
     size_t bcast_max_bytes;
     int allreduce_ktree_degree; /* Gupta's degree k: a (k+1)-nomial tree */
@@ -126,6 +127,7 @@ typedef struct coll_rdma_config {
         .barrier_nway_n = 3,                                                               \
         .bcast_radix = 4,                                                                  \
         .bcast_slots = 8,                                                                  \
+        .bcast_small_slots = 64,                                                           \
         .bcast_segment_bytes = 65536,                                                      \
         .bcast_max_bytes = 4 << 20,                                                        \
         .allreduce_ktree_degree = 3,                                                       \

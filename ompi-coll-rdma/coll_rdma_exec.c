@@ -56,7 +56,12 @@ void coll_rdma_op_fini(coll_rdma_op_t *op)
 
 /* ---- buffers ------------------------------------------------------------ */
 
-static inline char *buf_addr(const coll_rdma_op_t *op, const coll_rdma_buf_t *b, uint64_t seq)
+/* Always inlined: it is on every POST and COPY of every call, and the
+ * compiler left it out of line once its slot cases grew (the one-line slots'
+ * header), at a call per action. */
+static inline __opal_attribute_always_inline__ char *buf_addr(const coll_rdma_op_t *op,
+                                                             const coll_rdma_buf_t *b,
+                                                             uint64_t seq)
 {
     coll_rdma_window_t *win = op->win;
 
@@ -68,10 +73,11 @@ static inline char *buf_addr(const coll_rdma_op_t *op, const coll_rdma_buf_t *b,
     case COLL_RDMA_BUF_SCRATCH:
         return win->scratch + b->off;
     case COLL_RDMA_BUF_SLOT:
-        return win->base + coll_rdma_slot_off(win, &b->slot, seq) + COLL_RDMA_SLOT_HEADER + b->off;
+        return win->base + coll_rdma_slot_off(win, &b->slot, seq) + coll_rdma_slot_head(&b->slot)
+               + b->off;
     case COLL_RDMA_BUF_PEER_SLOT:
         return win->peers[b->peer].direct + coll_rdma_slot_off(win, &b->slot, seq)
-               + COLL_RDMA_SLOT_HEADER + b->off;
+               + coll_rdma_slot_head(&b->slot) + b->off;
     case COLL_RDMA_BUF_RING:
         return (char *) op->ring_payload + b->off;
     case COLL_RDMA_BUF_TMP:
@@ -147,7 +153,7 @@ static bool test_all(coll_rdma_op_t *op, const coll_rdma_act_t *a, uint64_t seq)
         char *dst = buf_addr(op, &a->dst, seq);
         while (op->next_rank < size
                && 0 == (op->pending[op->next_rank / 64] & ((uint64_t) 1 << (op->next_rank % 64)))) {
-            const char *c = win->peers[op->next_rank].direct + off + COLL_RDMA_SLOT_HEADER;
+            const char *c = win->peers[op->next_rank].direct + off + coll_rdma_slot_head(&a->slot);
             if (0 == op->next_rank) {
                 memcpy(dst, c, a->len * op->dtype->super.size);
             } else {
@@ -222,9 +228,9 @@ static bool fold_fresh(coll_rdma_op_t *op, const coll_rdma_act_t *a, uint64_t se
             return false;
         }
         if (0 == r) {
-            memcpy(dst, base + off + COLL_RDMA_SLOT_HEADER, a->len * op->dtype->super.size);
+            memcpy(dst, base + off + coll_rdma_slot_head(&a->slot), a->len * op->dtype->super.size);
         } else {
-            coll_rdma_op_reduce(op->op, base + off + COLL_RDMA_SLOT_HEADER, dst, a->len,
+            coll_rdma_op_reduce(op->op, base + off + coll_rdma_slot_head(&a->slot), dst, a->len,
                                 op->dtype);
         }
         if ((int64_t) (c - op->ssp_oldest) < 0) {
@@ -253,8 +259,8 @@ static int ring_send(coll_rdma_op_t *op, const coll_rdma_act_t *a, uint64_t seq,
     if (!*sent) {
         return OMPI_SUCCESS;
     }
-    rc = coll_rdma_window_post(win, a->peer, coll_rdma_ring_slot(win, m), buf_addr(op, &a->src, seq),
-                               a->len, m);
+    rc = coll_rdma_window_post(win, a->peer, coll_rdma_ring_slot(win, m), COLL_RDMA_SLOT_HEADER,
+                               buf_addr(op, &a->src, seq), a->len, m);
     win->ring_sent = m;
     return rc;
 }
@@ -275,7 +281,8 @@ int coll_rdma_exec(coll_rdma_op_t *op)
         switch (a->kind) {
         case COLL_RDMA_ACT_POST:
             rc = coll_rdma_window_post(win, a->peer, coll_rdma_slot_off(win, &a->slot, seq),
-                                       buf_addr(op, &a->src, seq), a->len, seq);
+                                       coll_rdma_slot_head(&a->slot), buf_addr(op, &a->src, seq),
+                                       a->len, seq);
             break;
         case COLL_RDMA_ACT_WAIT:
             ok = reached(op, win->base + coll_rdma_slot_off(win, &a->slot, seq), seq);
@@ -324,8 +331,8 @@ int coll_rdma_exec(coll_rdma_op_t *op)
             break;
         }
         case COLL_RDMA_ACT_RING_ACK:
-            rc = coll_rdma_window_post(win, a->peer, win->off_ring_ack, NULL, 0,
-                                       ++win->ring_received);
+            rc = coll_rdma_window_post(win, a->peer, win->off_ring_ack, COLL_RDMA_SLOT_HEADER,
+                                       NULL, 0, ++win->ring_received);
             break;
         case COLL_RDMA_ACT_PACK:
             rc = 0 == a->peer ? coll_rdma_dtype_pack(buf_addr(op, &a->dst, seq), a->len,

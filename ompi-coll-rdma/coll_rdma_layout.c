@@ -33,6 +33,7 @@ static void note_region(coll_rdma_layout_t *l, size_t off, int nslots, size_t st
         l->regions[l->nregions].stride = stride;
         l->regions[l->nregions].packed = packed;
         l->regions[l->nregions].empty = empty;
+        l->regions[l->nregions].line = 0;
     }
     ++l->nregions; /* more than COLL_RDMA_MAX_REGIONS: the layout fails */
 }
@@ -268,6 +269,14 @@ int coll_rdma_layout(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int c
     l->off_bcast = add_region(l, &off, l->bcast_slots, l->bcast_slot_size);
     l->off_consumed = add_region(l, &off, 1, COLL_RDMA_LINE);
     l->off_bcast_read = add_region(l, &off, l->bcast_slots, l->bcast_slot_size);
+    l->bcast_small_slots = cfg->bcast_small_slots;
+    l->off_bcast_small = off;
+    if (l->bcast_small_slots > 0) {
+        add_region(l, &off, l->bcast_small_slots, COLL_RDMA_LINE);
+        if (l->nregions <= COLL_RDMA_MAX_REGIONS) {
+            l->regions[l->nregions - 1].line = 1;
+        }
+    }
     /* the slot algorithms serve up to the smaller of the two limits */
     l->ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER
                                    + (cfg->allreduce_short_max_bytes < cfg->allreduce_max_bytes

@@ -14,6 +14,13 @@
  *   bcast read ring  bcast_slots slots, slot (seq - first) % bcast_slots, written only by this
  *                    rank as the root of a read bcast and read by every other rank;
  *                    rewritten at instance s once every peer consumed s - bcast_slots
+ *   bcast small ring bcast_small_slots one-line slots (none if 0): the word, then up to
+ *                    COLL_RDMA_BCAST_SMALL_BYTES of payload in the same line; a read
+ *                    bcast of at most that many bytes takes slot (seq - first) %
+ *                    bcast_small_slots instead of the read ring, with the same
+ *                    writer and readers, and rewrites it at instance s once every peer
+ *                    consumed s - bcast_small_slots (the bcast consumed line: every
+ *                    rank publishes every bcast instance, of any algorithm, in order)
  *   read barrier     one line: this rank's last barrier instance (every peer polls it;
  *                    words only grow, so one line serves every instance)
  *   read allreduce   two slots (instance parity): this rank's contribution, read by every
@@ -153,6 +160,10 @@
 
 #define COLL_RDMA_LINE 64
 #define COLL_RDMA_SLOT_HEADER 16
+/* A one-line slot's header: the word alone, the payload in the rest of its line. */
+#define COLL_RDMA_LINE_HEADER 8
+/* The largest read bcast in the small ring: one line with its word. */
+#define COLL_RDMA_BCAST_SMALL_BYTES (COLL_RDMA_LINE - COLL_RDMA_LINE_HEADER)
 
 #define COLL_RDMA_MAX_REGIONS 40
 
@@ -162,6 +173,8 @@
  * alltoall), at off + s * COLL_RDMA_LINE + (blocks of the slots before s) *
  * stride (coll_rdma_packed_slot()).  `empty` is the value the words start
  * with: the instance before the first, or 0 for words that count messages.
+ * `line`: one-line slots, the payload right after the word
+ * (COLL_RDMA_LINE_HEADER; else COLL_RDMA_SLOT_HEADER).
  */
 typedef struct coll_rdma_region {
     size_t off;
@@ -169,6 +182,7 @@ typedef struct coll_rdma_region {
     int nslots;
     int packed;
     uint64_t empty;
+    int line;
 } coll_rdma_region_t;
 
 /* An rsag region: two input slots (instance parity) of slot_size bytes from
@@ -204,6 +218,8 @@ typedef struct coll_rdma_rsag_region {
     int bcast_slots;                                                                                  \
     size_t off_consumed;                                                                              \
     size_t off_bcast_read;   /* bcast read ring, bcast_slot_size each */                              \
+    size_t off_bcast_small;  /* bcast small ring: bcast_small_slots lines */                          \
+    int bcast_small_slots;                                                                            \
     size_t off_ar_up;                                                                                 \
     size_t ar_slot_size;                                                                              \
     size_t off_ar_down;                                                                               \

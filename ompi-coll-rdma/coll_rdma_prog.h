@@ -57,6 +57,8 @@ enum coll_rdma_act_kind {
 enum coll_rdma_credit {
     COLL_RDMA_CREDIT_BCAST = 0, /* bcast rings: depth bcast_slots */
     COLL_RDMA_CREDIT_REDUCE,    /* reduce rings: depth COLL_RDMA_REDUCE_DEPTH */
+    COLL_RDMA_CREDIT_BCAST_SMALL, /* the read bcast's small ring: depth bcast_small_slots;
+                                   * the bcast consumed word, as COLL_RDMA_CREDIT_BCAST */
     COLL_RDMA_NCREDITS
 };
 
@@ -64,11 +66,15 @@ enum coll_rdma_credit {
  * A slot named by geometry: for instance s its offset in the window is
  * off + ((s - seq_start) % ring) * stride, ring 1 for a fixed slot, 2 for
  * instance parity, n for a ring of n slots counted from the first instance.
+ * Its payload follows the word's header (COLL_RDMA_SLOT_HEADER bytes), or,
+ * in a one-line slot (line, coll_rdma_slot_line()), the word alone
+ * (COLL_RDMA_LINE_HEADER): coll_rdma_slot_head().
  */
 typedef struct coll_rdma_slot {
     size_t off;
     size_t stride;
     uint32_t ring;
+    uint32_t line;
 } coll_rdma_slot_t;
 
 enum coll_rdma_buf_base {
@@ -167,12 +173,18 @@ static inline coll_rdma_act_t *coll_rdma_prog_add(coll_rdma_prog_t *p, int kind,
 
 static inline coll_rdma_slot_t coll_rdma_slot(size_t off, size_t stride, uint32_t ring)
 {
-    return (coll_rdma_slot_t){off, stride, ring};
+    return (coll_rdma_slot_t){off, stride, ring, 0};
 }
 
 static inline coll_rdma_slot_t coll_rdma_slot_fixed(size_t off)
 {
-    return (coll_rdma_slot_t){off, 0, 1};
+    return (coll_rdma_slot_t){off, 0, 1, 0};
+}
+
+/* A ring of one-line slots (`stride`: a cache line): the payload right after the word. */
+static inline coll_rdma_slot_t coll_rdma_slot_line(size_t off, size_t stride, uint32_t ring)
+{
+    return (coll_rdma_slot_t){off, stride, ring, 1};
 }
 
 /* A user or scratch buffer at `off` bytes. */

@@ -15,8 +15,20 @@ int coll_rdma_bcast_read_plan(coll_rdma_op_t *op)
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
     size_t segment = op->cfg->bcast_segment_bytes;
-    coll_rdma_slot_t slot = coll_rdma_slot(win->off_bcast_read, win->bcast_slot_size,
-                                           (uint32_t) win->bcast_slots);
+    /*
+     * A message that fits in one line with its word takes the small ring:
+     * one transfer per reader, and a ring deep enough that the root reads
+     * the credits once per bcast_small_slots such calls.  Its slots have the
+     * same writer and readers as the read ring's, and the same consumed
+     * word guards them with their own depth.  Every rank decides alike (the
+     * message's bytes and the agreed configuration).
+     */
+    bool small = win->bcast_small_slots > 0 && op->bytes <= COLL_RDMA_BCAST_SMALL_BYTES;
+    coll_rdma_slot_t slot = small ? coll_rdma_slot_line(win->off_bcast_small, COLL_RDMA_LINE,
+                                                        (uint32_t) win->bcast_small_slots)
+                                  : coll_rdma_slot(win->off_bcast_read, win->bcast_slot_size,
+                                                   (uint32_t) win->bcast_slots);
+    int credit = small ? COLL_RDMA_CREDIT_BCAST_SMALL : COLL_RDMA_CREDIT_BCAST;
     uint32_t g = 0;
 
     /* one instance per segment: the read ring holds bcast_slots of them */
@@ -25,14 +37,15 @@ int coll_rdma_bcast_read_plan(coll_rdma_op_t *op)
 
         if (win->rank == op->root) {
             /*
-             * The slot last held instance g - bcast_slots or earlier, and
-             * every rank publishes "consumed" only after copying out, with a
-             * release store, in instance order: once each peer consumed
-             * that instance no one reads the slot any more.
+             * The slot last held instance g - depth or earlier (depth: its
+             * ring's slots), and every rank publishes "consumed" only after
+             * copying out, with a release store, in instance order: once
+             * each peer consumed that instance no one reads the slot any
+             * more.
              */
             for (int peer = 0; peer < win->comm_size; ++peer) {
                 if (peer != op->root) {
-                    coll_rdma_prog_credit(p, COLL_RDMA_ACT_CREDIT, g, COLL_RDMA_CREDIT_BCAST, peer);
+                    coll_rdma_prog_credit(p, COLL_RDMA_ACT_CREDIT, g, credit, peer);
                 }
             }
             coll_rdma_prog_post(p, g, op->root, slot, coll_rdma_buf(COLL_RDMA_BUF_RBUF, done), n);

@@ -7,6 +7,12 @@
  *     offset 0        8          16                       16 + bytes
  *            | seq    | reserved | payload ...            |
  *
+ * or, in a ring of one-line slots (the read bcast's small ring; the slot's
+ * `line`, coll_rdma_slot_head()), the word and up to 56 bytes in one line:
+ *
+ *     offset 0        8                      64
+ *            | seq    | payload ...          |
+ *
  * Arrival protocol (DESIGN.md section 4, rules 1-3): the writer stores the
  * payload, then the sequence word ordered after it (store-release on the
  * direct path, ucp_worker_fence between two puts elsewhere); the reader polls
@@ -14,7 +20,9 @@
  * (wrap-safe compare), then reads the payload.  The word sits at a fixed
  * place in front of the payload, never after a variable-length payload, so
  * stale payload bytes can never be taken for a sequence word, and a payload
- * of up to 48 bytes shares the cache line of its sequence word.  Every
+ * of up to 48 bytes (one-line slots: 56) shares the cache line of its
+ * sequence word: one transfer brings both, though correctness never rests on
+ * that (the word is a separate store, released after the payload's).  Every
  * sequence word starts "empty": the instance before the first
  * (debug_seq_start - 1, 0 by default), in every line of the window.
  *

@@ -24,8 +24,8 @@ static inline void want_progress(coll_rdma_window_t *win)
     }
 }
 
-int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const void *src,
-                         size_t bytes, uint64_t seq)
+int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, size_t head,
+                         const void *src, size_t bytes, uint64_t seq)
 {
     bool in_flight;
     int rc;
@@ -36,7 +36,7 @@ int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const vo
         return rc;
     }
     win->seq_src = seq;
-    rc = coll_rdma_ucx_put_signal(&win->peers[peer].remote, off + COLL_RDMA_SLOT_HEADER, src,
+    rc = coll_rdma_ucx_put_signal(&win->peers[peer].remote, off + head, src,
                                   bytes, off, &win->seq_src, &in_flight);
     win->dirty = win->dirty || in_flight;
     win->unordered = true;
@@ -102,19 +102,12 @@ static int fetch_word(coll_rdma_window_t *win, int peer, size_t off, uint64_t *v
 int coll_rdma_window_credit_test(coll_rdma_window_t *win, int kind, int peer, uint64_t seq,
                                  bool *granted)
 {
-    uint64_t need, *credit;
-    size_t off;
+    uint64_t need = seq - coll_rdma_credit_depth(win, kind);
+    uint64_t *credit = COLL_RDMA_CREDIT_REDUCE == kind ? &win->reduce_credit[peer]
+                                                       : &win->credit[peer];
+    size_t off = coll_rdma_credit_off(win, kind);
     int rc = OMPI_SUCCESS;
 
-    if (COLL_RDMA_CREDIT_BCAST == kind) {
-        need = seq - (uint64_t) win->bcast_slots;
-        credit = &win->credit[peer];
-        off = win->off_consumed;
-    } else {
-        need = seq - COLL_RDMA_REDUCE_DEPTH;
-        credit = &win->reduce_credit[peer];
-        off = win->off_reduce_consumed;
-    }
     if (!coll_rdma_seq_reached(*credit, need)) {
         if (NULL != win->peers[peer].direct) {
             *credit = coll_rdma_load_word(win->peers[peer].direct + off);
@@ -128,9 +121,8 @@ int coll_rdma_window_credit_test(coll_rdma_window_t *win, int kind, int peer, ui
 
 void coll_rdma_window_publish(coll_rdma_window_t *win, int kind, uint64_t seq)
 {
-    size_t off = COLL_RDMA_CREDIT_BCAST == kind ? win->off_consumed : win->off_reduce_consumed;
-
-    __atomic_store_n((uint64_t *) (win->base + off), seq, __ATOMIC_RELEASE);
+    __atomic_store_n((uint64_t *) (win->base + coll_rdma_credit_off(win, kind)), seq,
+                     __ATOMIC_RELEASE);
 }
 
 int coll_rdma_window_flush_test(coll_rdma_window_t *win, void **request, bool *done)

@@ -64,6 +64,26 @@ static inline size_t coll_rdma_slot_off(const coll_rdma_window_t *win, const col
     return slot->off + (size_t) ((seq - win->seq_start) % slot->ring) * slot->stride;
 }
 
+/** Bytes from `slot`'s word to its payload. */
+static inline size_t coll_rdma_slot_head(const coll_rdma_slot_t *slot)
+{
+    return slot->line ? COLL_RDMA_LINE_HEADER : COLL_RDMA_SLOT_HEADER;
+}
+
+/** Offset of the consumed word that credits of `kind` read (enum coll_rdma_credit). */
+static inline size_t coll_rdma_credit_off(const coll_rdma_window_t *win, int kind)
+{
+    return COLL_RDMA_CREDIT_REDUCE == kind ? win->off_reduce_consumed : win->off_consumed;
+}
+
+/** How many instances a writer of credit `kind` may run ahead of a reader: its ring's depth. */
+static inline uint64_t coll_rdma_credit_depth(const coll_rdma_window_t *win, int kind)
+{
+    return COLL_RDMA_CREDIT_REDUCE == kind        ? (uint64_t) COLL_RDMA_REDUCE_DEPTH
+           : COLL_RDMA_CREDIT_BCAST_SMALL == kind ? (uint64_t) win->bcast_small_slots
+                                                  : (uint64_t) win->bcast_slots;
+}
+
 /**
  * Whether the local slot at `off` holds instance `seq` or later.  Never
  * blocks: the executor's waits are loops over tests.
@@ -75,11 +95,12 @@ static inline bool coll_rdma_window_arrived(const coll_rdma_window_t *win, size_
 
 /**
  * Whether `peer` consumed instance seq - depth of credit `kind` (enum
- * coll_rdma_credit; depth bcast_slots or COLL_RDMA_REDUCE_DEPTH), so that a
- * slot of instance `seq` may be written: *granted.  Reads the peer's consumed
- * word (a load where mapped; else a get whose completion a later call
- * tests, so it never waits) and caches it.  Returns OMPI_SUCCESS or
- * OMPI_ERROR.
+ * coll_rdma_credit; coll_rdma_credit_depth()), so that a slot of instance
+ * `seq` may be written: *granted.  Reads the peer's consumed word (a load
+ * where mapped; else a get whose completion a later call tests, so it never
+ * waits) only where the value cached from the last read does not grant it,
+ * and caches it (one cache per consumed word: the two bcast kinds share
+ * theirs).  Returns OMPI_SUCCESS or OMPI_ERROR.
  */
 int coll_rdma_window_credit_test(coll_rdma_window_t *win, int kind, int peer, uint64_t seq,
                                  bool *granted);
@@ -130,27 +151,28 @@ void coll_rdma_window_poll(coll_rdma_window_t *win, const char *word, uint64_t s
 #define COLL_RDMA_FENCE_BYTES (64 * 1024)
 
 /** coll_rdma_window_post() to a peer not mapped here: UCX puts (coll_rdma_window.c). */
-int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, const void *src,
-                         size_t bytes, uint64_t seq);
+int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, size_t head,
+                         const void *src, size_t bytes, uint64_t seq);
 
 /**
- * Write `bytes` from `src` into `peer`'s slot at `off`, then its sequence
- * word = seq, ordered after the payload.  bytes may be 0 (a pure flag).
- * `src` must stay valid until a flush completed (coll_rdma_window_flush_test()).
- * Returns OMPI_SUCCESS or OMPI_ERROR.  Inline: a mapped peer's post is a
- * copy and a release store on every call's path.
+ * Write `bytes` from `src` into `peer`'s slot at `off`, `head` bytes after
+ * its word (coll_rdma_slot_head()), then its sequence word = seq, ordered
+ * after the payload.  bytes may be 0 (a pure flag).  `src` must stay valid
+ * until a flush completed (coll_rdma_window_flush_test()).  Returns
+ * OMPI_SUCCESS or OMPI_ERROR.  Inline: a mapped peer's post is a copy and a
+ * release store on every call's path.
  */
 static inline int coll_rdma_window_post(coll_rdma_window_t *win, int peer, size_t off,
-                                        const void *src, size_t bytes, uint64_t seq)
+                                        size_t head, const void *src, size_t bytes, uint64_t seq)
 {
     char *slot = win->peers[peer].direct;
 
     if (OPAL_UNLIKELY(NULL == slot)) {
-        return coll_rdma_window_put(win, peer, off, src, bytes, seq);
+        return coll_rdma_window_put(win, peer, off, head, src, bytes, seq);
     }
     slot += off;
     if (bytes > 0) {
-        memcpy(slot + COLL_RDMA_SLOT_HEADER, src, bytes);
+        memcpy(slot + head, src, bytes);
         if (bytes >= COLL_RDMA_FENCE_BYTES) {
             __atomic_thread_fence(__ATOMIC_SEQ_CST);
         }

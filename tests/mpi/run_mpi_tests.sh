@@ -31,6 +31,11 @@
 #    reduce-knomial,barrier-pairwise}-npN   issue 3 algorithms forced: blocks
 #                             1 byte to 64 KiB (above the cap: fallback),
 #                             mixed layouts, every root, in place
+#   bcast-small-slotsS[-wrap]-npN   the read bcast's small ring: every size
+#                             to 64 bytes at every root, then thousands of
+#                             back-to-back bcasts with random delays (np 2..8,
+#                             1 to 64 small slots, 0: none; -wrap: the counters
+#                             cross 2^64)
 #   reduce-knomial-radixK, mix-*, issue3-*   radix sweep, thousands of
 #                             back-to-back calls with random delays, the put
 #                             path (UCX_TLS=tcp,self), forced fallback, defaults
@@ -248,6 +253,26 @@ for np in 3 7; do
         "--mca coll_rdma_bcast_algorithm read --mca coll_rdma_bcast_segment_bytes 64 --mca coll_rdma_bcast_slots 2" \
         "--only bcast,stress --iters 1 --stress-calls 4000" "served:bcast:read"
 done
+
+# the read bcast's small ring (at most 56 bytes in one line with the word):
+# every root and size 1..64 bytes, every type, then back-to-back bcasts (7 in
+# 8 small, the rest up to 4 KiB through the segment ring) with random delays
+# on world, a dup and a split, at np 2..8; rings of 1 slot (the root waits for
+# every reader before each call) to the default 64, the counters crossing
+# 2^64 at odd np; and without the small ring (0 slots)
+BSMALL_WRAP="--mca coll_rdma_debug_seq_start 18446744073709550616"
+for spec in 2:1: 3:2:wrap 4:64: 5:3:wrap 6:5: 7:2:wrap 8:64:wrap 4:0:; do
+    IFS=: read -r np slots wrap <<<"$spec"
+    case_ "bcast-small-slots$slots${wrap:+-wrap}-np$np" "$np" avx-off \
+        "--mca coll_rdma_bcast_algorithm read --mca coll_rdma_bcast_small_slots $slots ${wrap:+$BSMALL_WRAP}" \
+        "--only bcast-small --stress-calls 20000" "served:bcast:read nofb:bcast"
+done
+# one rank with another small ring: no window where it is (world, a dup), a
+# warning naming the parameter; the split without it (ranks 0, 2) is served
+BSMALL_BIN=$TEST_COLL
+TEST_COLL=$RDMA_REPO_ROOT/tests/robust/rank_env.sh case_ "bcast-small-mismatch-np3" 3 avx-off "" \
+    "1 OMPI_MCA_coll_rdma_bcast_small_slots=8 -- $BSMALL_BIN --only bcast-small --stress-calls 2000" \
+    "warns:coll_rdma_bcast_small_slots.differs fb:bcast:window"
 
 # 5. forced fallback: nothing may be served, results still right
 for np in 2 5 8; do
@@ -809,6 +834,14 @@ TEST_COLL=$NBC_BIN case_ "nbc-mixed-tree-np5" 5 avx-off "$tree_mca" \
 # scribbles the freed type if coll/rdma did not hold it)
 TEST_COLL=$NBC_BIN case_ "nbc-typefree-np3" 3 avx-off "-x MALLOC_PERTURB_=165" "--only typefree --calls 400" \
     "served:ibcast:read served:iallgather:(bruck|read) served:ialltoall:direct served:bcast_init:read served:alltoall_init:direct"
+# nonblocking and persistent bcasts in flight through a small ring of 2
+# slots (counts of 1 to 8 ints in one line, 64 and 255 past it), among the
+# other collectives, the counters crossing 2^64
+for np in 3 6; do
+    TEST_COLL=$NBC_BIN case_ "nbc-bcast-small-np$np" "$np" avx-off \
+        "--mca coll_rdma_bcast_small_slots 2 $BSMALL_WRAP" "--only mixed,repeat,persist --calls 1500" \
+        "served:ibcast:read served:bcast_init:read"
+done
 TEST_COLL=$NBC_BIN case_ "nbc-put-path-np3" 3 avx-off "-x UCX_TLS=tcp,self --mca coll_rdma_auto_emulated 1" \
     "--only each,mixed,repeat,persist --calls 300 --max-count 1000" "served:ibarrier:nway served:iallreduce:(ktree|pairwise|nway|bruck)"
 

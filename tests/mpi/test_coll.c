@@ -42,6 +42,10 @@
  *         layout-allreduce, layout-reduce: ranks describe the same data with
  *         different datatypes (test_layout.c, which says what
  *         --layout-derived-reduce does).
+ *   bcast-small: bcasts of at most 56 bytes (the read bcast's small ring)
+ *         and just past it at every root and size, then --stress-calls of
+ *         them back to back with random delays on world, a dup and a split;
+ *         not in "all".
  *   fbwrong: allreduce and reduce of the (op, type) pairs that Debian's Open
  *         MPI 4.1.4 itself reduces wrong (SUM on 8- and 16-bit integers with
  *         op/avx, MIN/MAX on MPI_UNSIGNED_LONG), from 1 element to
@@ -60,7 +64,7 @@ static void usage(void)
         fprintf(stderr,
                 "usage: test_coll [--only barrier,bcast,allreduce,allgather,alltoall,reduce,mix,\n"
                 "                         comm,stress,fallback,int8sum,ulongminmax,sweep,large,\n"
-                "                         fbwrong,all]\n"
+                "                         fbwrong,bcast-small,all]\n"
                 "                 [--iters N] [--max-bytes B] [--seed S] [--stress-calls N]\n"
                 "                 [--dup-cycles N] [--light] [--any-order] [--sweep-min P]\n"
                 "                 [--ring-seg B] [--layout-derived-reduce B]\n"
@@ -95,6 +99,7 @@ static int parse_sections(const char *s)
         else if (!strcmp(tok, "layout-allreduce")) m |= S_LAYOUT_ALLREDUCE;
         else if (!strcmp(tok, "layout-reduce")) m |= S_LAYOUT_REDUCE;
         else if (!strcmp(tok, "fbwrong")) m |= S_FBWRONG;
+        else if (!strcmp(tok, "bcast-small")) m |= S_BSMALL;
         else if (!strcmp(tok, "all")) m |= S_ALL;
         else {
             free(dup);
@@ -166,14 +171,14 @@ int main(int argc, char **argv)
     init_ops();
 
     double t0 = (double)now_ns();
-    enum { NSEC = 16 };
+    enum { NSEC = 17 };
     struct { int bit; const char *name; double secs; } sec[NSEC] = {
         {S_BARRIER, "barrier", 0}, {S_BCAST, "bcast", 0},       {S_ALLREDUCE, "allreduce", 0},
         {S_INT8SUM, "int8sum", 0}, {S_ULONG, "ulongminmax", 0}, {S_FALLBACK, "fallback", 0},
         {S_ALLGATHER, "allgather", 0}, {S_ALLTOALL, "alltoall", 0}, {S_REDUCE, "reduce", 0},
         {S_MIX, "mix", 0},         {S_COMM, "comm", 0},         {S_STRESS, "stress", 0},
         {S_SWEEP, "sweep", 0},     {S_LARGE, "large", 0},       {S_LAYOUT, "layout", 0},
-        {S_FBWRONG, "fbwrong", 0}};
+        {S_FBWRONG, "fbwrong", 0}, {S_BSMALL, "bcast-small", 0}};
     for (int s = 0; s < NSEC; s++) {
         if (!(opt_sections & sec[s].bit)) {
             continue;
@@ -228,6 +233,9 @@ int main(int argc, char **argv)
             break;
         case S_FBWRONG:
             test_fbwrong(MPI_COMM_WORLD, "world");
+            break;
+        case S_BSMALL:
+            test_bcast_small();
             break;
         }
         sec[s].secs = ((double)now_ns() - ts) / 1e9;

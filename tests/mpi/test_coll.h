@@ -61,6 +61,7 @@ enum {
     S_LAYOUT = S_LAYOUT_BCAST | S_LAYOUT_ALLGATHER | S_LAYOUT_ALLTOALL | S_LAYOUT_ALLREDUCE
                | S_LAYOUT_REDUCE,
     S_FBWRONG = 1 << 19, /* not in "all": plain Open MPI 4.1.4 fails it (op/avx, ompi#10525) */
+    S_BSMALL = 1 << 20,  /* not in "all": the read bcast's small ring (bcast-small) */
     S_ALL = 0x7f | S_ALLGATHER | S_ALLTOALL | S_REDUCE | S_MIX
 };
 
@@ -229,6 +230,9 @@ void bcast_case(MPI_Comm comm, const ty_t *t, int root, size_t count, size_t off
                 uint64_t tag, const char *label);
 /* Bcast of every type, root and count up to opt_max_bytes; light: fewer. */
 void test_bcast(MPI_Comm comm, const char *label, int iters, int light);
+/* Bcasts of at most 56 bytes (the read bcast's small ring) and past it: every root and size,
+ * then opt_stress_calls back to back with random delays on 3 communicators. */
+void test_bcast_small(void);
 
 /* test_coll_reduce.c */
 /* One allreduce of count elements of t with o, in place or not, checked exactly. */

@@ -166,3 +166,65 @@ void test_bcast(MPI_Comm comm, const char *label, int iters, int light)
         }
     }
 }
+
+/* ------------------------------------------------------------------ bcast-small */
+
+/*
+ * The read bcast's small ring (a message of at most 56 bytes in one cache
+ * line with its sequence word).  First every root and every size from 1 to
+ * 64 bytes (the line's limit and past it) of bytes, then of every type, on
+ * world; then opt_stress_calls back-to-back bcasts on world, a dup and a
+ * split, seven in eight of at most 56 bytes (odd counts of any type) and the
+ * others up to 4 KiB (the segment ring, same counter and credits), from
+ * random roots, with a random busy-wait before a quarter of the calls on
+ * each rank: roots run ahead of slow readers up to the ring's depth, then
+ * wait for their credits.
+ */
+void test_bcast_small(void)
+{
+    cur_test = "bcast-small";
+    MPI_Comm dupw, sub2;
+    MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &dupw));
+    MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, world_rank, &sub2));
+    MPI_Comm cs[3] = {MPI_COMM_WORLD, dupw, sub2};
+    const char *cn[3] = {"world", "dup(world)", "split%2"};
+    const ty_t *byte = NULL;
+    rng_t rng = {opt_seed ^ 0x5a11bcULL};                                        /* shared */
+    rng_t mine = {mix64(opt_seed ^ (0xb5a11ULL + (uint64_t)world_rank)) | 1}; /* per rank */
+    char label[96];
+
+    for (int ti = 0; ti < n_bc_types; ti++) {
+        byte = 1 == bc_types[ti].size && NULL == byte ? &bc_types[ti] : byte;
+    }
+    for (int root = 0; root < world_size && NULL != byte; root++) {
+        for (size_t n = 1; n <= 64; n++) {
+            bcast_case(MPI_COMM_WORLD, byte, root, n, n % 8,
+                       mktag(0x5b, 1, (uint64_t)root, 0, n), "small: every size");
+        }
+    }
+    for (int ti = 0; ti < n_bc_types; ti++) {
+        const ty_t *t = &bc_types[ti];
+        for (size_t count = 1; count * (size_t)t->size <= 64; count++) {
+            int root = (int)((count + (size_t)ti) % (size_t)world_size);
+            bcast_case(MPI_COMM_WORLD, t, root, count, 0, mktag(0x5b, 2, (uint64_t)ti, 0, count),
+                       "small: every type");
+        }
+    }
+    for (long i = 0; i < opt_stress_calls; i++) {
+        int c = (int)rng_below(&rng, 3), csize;
+        const ty_t *t = &bc_types[rng_below(&rng, (uint64_t)n_bc_types)];
+        size_t max = rng_below(&rng, 8) ? 56 : 4096;
+        size_t most = max / (size_t)t->size > 0 ? max / (size_t)t->size : 1;
+        size_t count = 1 + (size_t)rng_below(&rng, most);
+        uint64_t tag = rng_next(&rng), rnd = rng_next(&rng);
+
+        MPI_Comm_size(cs[c], &csize);
+        if (rng_below(&mine, 4) == 0) {
+            spin_ns((int64_t)rng_below(&mine, 50001));
+        }
+        snprintf(label, sizeof(label), "small: call %ld on %s", i, cn[c]);
+        bcast_case(cs[c], t, (int)(rnd % (uint64_t)csize), count, 0, tag, label);
+    }
+    MPI_Comm_free(&sub2);
+    MPI_Comm_free(&dupw);
+}

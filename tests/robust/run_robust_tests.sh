@@ -356,6 +356,10 @@ for slots in 3 2; do
     rcase "wrap-bcast-read-credits-slots$slots-np3" 3 \
         "--mca coll_rdma_debug_seq_start 18446744073709551516 --mca coll_rdma_bcast_slots $slots --mca coll_rdma_bcast_algorithm read" \
         "$ROBUST burst --calls 2000" "served:bcast:read"
+    # the same through the read bcast's small ring (56 bytes: one line with the word)
+    rcase "wrap-bcast-small-credits-slots$slots-np3" 3 \
+        "--mca coll_rdma_debug_seq_start 18446744073709551516 --mca coll_rdma_bcast_small_slots $slots --mca coll_rdma_bcast_algorithm read" \
+        "$ROBUST burst --calls 2000 --count 7" "served:bcast:read"
 done
 # the agreed start value: one rank with another falls back, warning
 warn_seq() { check_grep "$2" 'warning: coll_rdma_debug_seq_start differs between ranks' "warning naming coll_rdma_debug_seq_start"; }

@@ -14,6 +14,8 @@
  *       --kill-rank R --kill-at I   rank R sends itself SIGKILL before call I
  *   burst   --calls bcasts from rank 0 of MPI_COMM_WORLD, the last rank late
  *           every 5th call (slot credits)
+ *       --count N        int64s per bcast, 1 to 8 (default 8: 64 bytes, the
+ *                        segment ring; 7 or fewer: the read bcast's small ring)
  *   churn   communicator churn: --cycles N MPI_Comm_dup/MPI_Comm_free cycles
  *           with a collective on each (default 10000), then --alive N
  *           communicators at once (default 500), each used, then freed;
@@ -39,7 +41,7 @@
 int wrank, wsize;
 const char *cur = "init";
 uint64_t opt_seed = 0x70b05717ULL;
-long opt_calls = 10000, opt_cycles = 10000, opt_alive = 500;
+long opt_calls = 10000, opt_cycles = 10000, opt_alive = 500, opt_count = 8;
 int opt_skew = 1, opt_kill_rank = -1;
 long opt_kill_at = -1;
 static long n_checked;
@@ -145,6 +147,8 @@ int main(int argc, char **argv)
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : "0";
         if (!strcmp(o, "--calls")) {
             opt_calls = atol(v), ++i;
+        } else if (!strcmp(o, "--count")) {
+            opt_count = atol(v) < 1 ? 1 : atol(v) > 8 ? 8 : atol(v), ++i;
         } else if (!strcmp(o, "--cycles")) {
             opt_cycles = atol(v), ++i;
         } else if (!strcmp(o, "--alive")) {

@@ -37,7 +37,7 @@ extern int wrank, wsize;
 extern const char *cur;
 /* Options (test_robust.c says what they mean). */
 extern uint64_t opt_seed;
-extern long opt_calls, opt_cycles, opt_alive;
+extern long opt_calls, opt_cycles, opt_alive, opt_count;
 extern int opt_skew, opt_kill_rank;
 extern long opt_kill_at;
 

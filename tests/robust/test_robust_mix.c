@@ -213,7 +213,7 @@ void run_burst(void)
             struct timespec ts = {0, 200000};
             nanosleep(&ts, NULL);
         }
-        CHECK_MPI(MPI_Bcast(v, 8, MPI_INT64_T, 0, MPI_COMM_WORLD));
-        expect_i64("bcast", v, want, 8);
+        CHECK_MPI(MPI_Bcast(v, (int) opt_count, MPI_INT64_T, 0, MPI_COMM_WORLD));
+        expect_i64("bcast", v, want, (size_t) opt_count);
     }
 }

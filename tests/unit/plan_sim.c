@@ -241,8 +241,20 @@ static void build(sim_t *S)
         }
     }
     qsort(S->words, S->nwords, sizeof(size_t), cmp_size);
+    /* the payload's place in the slot, from the region (a plan's slot must agree) */
+    S->heads = xcalloc(S, S->nwords, sizeof(size_t));
+    for (int s = 0; s < S->nwords; ++s) {
+        S->heads[s] = COLL_RDMA_SLOT_HEADER;
+    }
+    for (int g = 0; g < S->r[0].win.nregions; ++g) {
+        for (int s = 0; s < S->r[0].win.regions[g].nslots && S->r[0].win.regions[g].line; ++s) {
+            S->heads[slot_at(S, coll_rdma_window_region_slot(&S->r[0].win,
+                                                             &S->r[0].win.regions[g], s))] =
+                COLL_RDMA_LINE_HEADER;
+        }
+    }
     for (int s = 1; s < S->nwords; ++s) {
-        if (S->words[s] < S->words[s - 1] + COLL_RDMA_SLOT_HEADER) {
+        if (S->words[s] < S->words[s - 1] + S->heads[s - 1]) {
             fail(S, "the words at %zu and %zu overlap", S->words[s - 1], S->words[s]);
         }
     }
@@ -294,6 +306,7 @@ static void __attribute__((noreturn)) deadlock(sim_t *S)
 static void schedule(sim_t *S, void *ctx)
 {
     int *cand = xcalloc(S, S->P, sizeof(int));
+    uint64_t first = S->st->actions; /* the statistics count over every run of the caller */
 
     for (;;) {
         int n = 0, q = -1, frozen = 0;
@@ -354,9 +367,9 @@ static void schedule(sim_t *S, void *ctx)
                 break;
             }
         }
-        if (S->st->actions > 100000000) {
+        if (S->st->actions - first > 100000000) {
             free(cand);
-            fail(S, "more than 10^8 actions");
+            fail(S, "more than 10^8 actions in this run");
         }
     }
     free(cand);
@@ -407,6 +420,7 @@ static void cleanup(sim_t *S)
         free(S->ref[i]);
     }
     free(S->words);
+    free(S->heads);
     free(S->meta);
     free(S->acc);
     free(S->map);

@@ -207,7 +207,7 @@ static int slot_index(sim_t *S, size_t off)
 size_t slot_room(sim_t *S, int slot)
 {
     size_t end = slot + 1 < S->nwords ? S->words[slot + 1] : S->r[0].win.size;
-    return end - S->words[slot] - COLL_RDMA_SLOT_HEADER;
+    return end - S->words[slot] - S->heads[slot];
 }
 
 int slot_at(sim_t *S, size_t off)
@@ -215,6 +215,18 @@ int slot_at(sim_t *S, size_t off)
     int slot = slot_index(S, off);
     if (slot < 0) {
         fail(S, "names window offset %zu, which is no slot", off);
+    }
+    return slot;
+}
+
+/* The slot whose word is at byte off, named by a plan as `geom`: its payload must lie
+ * where the region puts it (one-line slots or not), or fail. */
+int slot_geom_at(sim_t *S, const coll_rdma_slot_t *geom, size_t off)
+{
+    int slot = slot_at(S, off);
+    if (coll_rdma_slot_head(geom) != S->heads[slot]) {
+        fail(S, "names the slot at %zu with its payload %zu bytes after the word; the region "
+             "puts it %zu bytes after", off, coll_rdma_slot_head(geom), S->heads[slot]);
     }
     return slot;
 }
@@ -228,7 +240,7 @@ bool buf_slot(sim_t *S, int q, const coll_rdma_buf_t *b, uint64_t seq, uint64_t 
     switch (b->base) {
     case COLL_RDMA_BUF_SLOT:
         *owner = q;
-        *slot = slot_at(S, coll_rdma_slot_off(win, &b->slot, seq));
+        *slot = slot_geom_at(S, &b->slot, coll_rdma_slot_off(win, &b->slot, seq));
         *word = seq;
         return true;
     case COLL_RDMA_BUF_PEER_SLOT:
@@ -236,7 +248,7 @@ bool buf_slot(sim_t *S, int q, const coll_rdma_buf_t *b, uint64_t seq, uint64_t 
             fail(S, "names the slot of rank %d", b->peer);
         }
         *owner = b->peer;
-        *slot = slot_at(S, coll_rdma_slot_off(win, &b->slot, seq));
+        *slot = slot_geom_at(S, &b->slot, coll_rdma_slot_off(win, &b->slot, seq));
         *word = seq;
         return true;
     case COLL_RDMA_BUF_RING:

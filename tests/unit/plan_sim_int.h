@@ -104,6 +104,7 @@ typedef struct sim {
     uint64_t call_seq[SIM_MAX_CALLS];
     elem_t *ref[SIM_MAX_CALLS];      /* expression lane of the first rank done */
     size_t *words;                   /* every slot's word offset, ascending */
+    size_t *heads;                   /* [slot]: bytes from its word to its payload */
     int nwords;
     meta_t *meta;                    /* [owner * nwords + slot] */
     hent_t *map;                     /* last accesses and reader counts */
@@ -182,6 +183,8 @@ int64_t pos(int call, int pc, int sub);
 size_t slot_room(sim_t *S, int slot);
 /* The slot whose word is at byte off, or fail. */
 int slot_at(sim_t *S, size_t off);
+/* The slot at byte off as a plan names it (geom), or fail: also where its payload is. */
+int slot_geom_at(sim_t *S, const coll_rdma_slot_t *geom, size_t off);
 /* The slot a buffer of rank q names at instance seq (ring: message ring_m); false for other bases. */
 bool buf_slot(sim_t *S, int q, const coll_rdma_buf_t *b, uint64_t seq, uint64_t ring_m,
               int *owner, int *slot, uint64_t *word);

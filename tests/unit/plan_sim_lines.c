@@ -302,7 +302,7 @@ static bool buf_at(sim_t *S, int q, const coll_rdma_buf_t *b, uint64_t seq, int 
     if (!buf_slot(S, q, b, seq, S->r[q].ring_m, owner, &slot, &word)) {
         return false;
     }
-    *off = S->words[slot] + COLL_RDMA_SLOT_HEADER + b->off;
+    *off = S->words[slot] + S->heads[slot] + b->off;
     return true;
 }
 
@@ -331,8 +331,8 @@ static void wait_all_lines(sim_t *S, model_t *M, int q, const coll_rdma_act_t *a
                 retire(M, q, done, ev);
                 seen[p] = true;
                 --left;
-                if (extra > COLL_RDMA_LINE - COLL_RDMA_SLOT_HEADER) {
-                    load_range(S, M, q, p, off + COLL_RDMA_SLOT_HEADER, extra);
+                if (extra > COLL_RDMA_LINE - coll_rdma_slot_head(&a->slot)) {
+                    load_range(S, M, q, p, off + coll_rdma_slot_head(&a->slot), extra);
                 }
             } else {
                 if (!bit(l->prev, q)) {
@@ -371,7 +371,7 @@ void lines_on_action(sim_t *S, int q, const coll_rdma_act_t *a, uint64_t seq)
             load_range(S, M, q, owner, off, a->len);
         }
         store_range(S, M, q, a->peer, coll_rdma_slot_off(w, &a->slot, seq),
-                    COLL_RDMA_SLOT_HEADER + a->len, true);
+                    coll_rdma_slot_head(&a->slot) + a->len, true);
         break;
     case COLL_RDMA_ACT_WAIT:
         wait_line(S, M, q, q, coll_rdma_slot_off(w, &a->slot, seq) / COLL_RDMA_LINE);
@@ -397,11 +397,12 @@ void lines_on_action(sim_t *S, int q, const coll_rdma_act_t *a, uint64_t seq)
         }
         break;
     case COLL_RDMA_ACT_CREDIT: {
-        bool bcast = COLL_RDMA_CREDIT_BCAST == a->credit;
-        uint64_t *cached = &M->credit[((size_t) a->credit * S->P + q) * S->P + a->peer];
-        uint64_t need = seq - (bcast ? (uint64_t) w->bcast_slots : COLL_RDMA_REDUCE_DEPTH);
+        /* one cache per consumed word, as the executor's (the bcast kinds share one) */
+        size_t word = COLL_RDMA_CREDIT_REDUCE == a->credit ? 1 : 0;
+        uint64_t *cached = &M->credit[(word * S->P + q) * S->P + a->peer];
+        uint64_t need = seq - coll_rdma_credit_depth(w, a->credit);
 
-        off = bcast ? w->off_consumed : w->off_reduce_consumed;
+        off = coll_rdma_credit_off(w, a->credit);
         if (!reached(*cached, need)) {
             /* the executor's cache does not grant it: it loads the word */
             wait_line(S, M, q, a->peer, off / COLL_RDMA_LINE);
@@ -410,7 +411,7 @@ void lines_on_action(sim_t *S, int q, const coll_rdma_act_t *a, uint64_t seq)
         break;
     }
     case COLL_RDMA_ACT_PUBLISH:
-        off = COLL_RDMA_CREDIT_BCAST == a->credit ? w->off_consumed : w->off_reduce_consumed;
+        off = coll_rdma_credit_off(w, a->credit);
         store_range(S, M, q, q, off, sizeof(uint64_t), true);
         break;
     case COLL_RDMA_ACT_RING_SEND: {

@@ -26,6 +26,7 @@ static const char *region_name(const coll_rdma_window_t *w, size_t off)
     } r[] = {
         {w->off_barrier, "barrier flag"},       {w->off_bcast, "bcast ring"},
         {w->off_consumed, "bcast consumed"},    {w->off_bcast_read, "bcast read ring"},
+        {w->off_bcast_small, "bcast small ring"},
         {w->off_ar_up, "allreduce up"},         {w->off_ar_down, "allreduce down"},
         {w->off_pw, "pairwise"},                {w->off_read_barrier, "read barrier word"},
         {w->off_read_ar, "read allreduce"},     {w->rsag_allreduce.off, "rsag allreduce"},
@@ -147,7 +148,7 @@ static void fall_asleep(sim_t *S, model_t *M, int q)
         break;
     case COLL_RDMA_ACT_CREDIT:
         owner = a->peer;
-        off = COLL_RDMA_CREDIT_BCAST == a->credit ? w->off_consumed : w->off_reduce_consumed;
+        off = coll_rdma_credit_off(w, a->credit);
         break;
     case COLL_RDMA_ACT_RING_SEND:
         owner = q;
@@ -273,6 +274,7 @@ int lines_period(const coll_rdma_config_t *cfg)
     int p = lcm(2, COLL_RDMA_REDUCE_DEPTH);
 
     p = lcm(p, cfg->bcast_slots > 0 ? cfg->bcast_slots : 1);
+    p = lcm(p, cfg->bcast_small_slots > 0 ? cfg->bcast_small_slots : 1);
     return lcm(p, cfg->allreduce_ring_slots > 0 ? cfg->allreduce_ring_slots : 1);
 }
 

@@ -180,7 +180,7 @@ static void announce(sim_t *S, int q, uint64_t upto, bool ring)
 static bool wait_all(sim_t *S, int q, const coll_rdma_act_t *a, uint64_t seq)
 {
     srank_t *R = &S->r[q];
-    int slot = slot_at(S, coll_rdma_slot_off(&R->win, &a->slot, seq));
+    int slot = slot_geom_at(S, &a->slot, coll_rdma_slot_off(&R->win, &a->slot, seq));
     bool fold = COLL_RDMA_ACT_FOLD_ALL == a->kind, all = true;
     size_t bytes = a->len * SIM_ELEM;
     char *dst = NULL;
@@ -214,7 +214,7 @@ static bool wait_all(sim_t *S, int q, const coll_rdma_act_t *a, uint64_t seq)
     }
     while (R->next_rank < S->P && !R->pending[R->next_rank]) {
         int r = R->next_rank++;
-        const char *c = S->r[r].win.base + S->words[slot] + COLL_RDMA_SLOT_HEADER;
+        const char *c = S->r[r].win.base + S->words[slot] + S->heads[slot];
         if (!fold) {
             continue;
         }
@@ -275,6 +275,7 @@ int step(sim_t *S, int q)
     switch (a->kind) {
     case COLL_RDMA_ACT_POST:
         src = buf_mem(S, q, &a->src, seq, a->len, false, 0);
+        (void) slot_geom_at(S, &a->slot, coll_rdma_slot_off(&R->win, &a->slot, seq));
         post(S, q, a->peer, coll_rdma_slot_off(&R->win, &a->slot, seq), src, a->len, seq, c->coll,
              &a->src, seq);
         break;
@@ -317,15 +318,14 @@ int step(sim_t *S, int q)
         if (a->peer < 0 || a->peer >= S->P) {
             fail(S, "takes a credit of rank %d", a->peer);
         }
-        off = COLL_RDMA_CREDIT_BCAST == a->credit ? R->win.off_consumed
-                                                  : R->win.off_reduce_consumed;
-        ok = reached(word_at(S, a->peer, off),
-                     seq - (COLL_RDMA_CREDIT_BCAST == a->credit ? (uint64_t) R->win.bcast_slots
-                                                                : COLL_RDMA_REDUCE_DEPTH));
+        if (a->credit >= COLL_RDMA_NCREDITS) {
+            fail(S, "takes a credit of kind %d", a->credit);
+        }
+        ok = reached(word_at(S, a->peer, coll_rdma_credit_off(&R->win, a->credit)),
+                     seq - coll_rdma_credit_depth(&R->win, a->credit));
         break;
     case COLL_RDMA_ACT_PUBLISH:
-        off = COLL_RDMA_CREDIT_BCAST == a->credit ? R->win.off_consumed
-                                                  : R->win.off_reduce_consumed;
+        off = coll_rdma_credit_off(&R->win, a->credit);
         if (!reached(seq, word_at(S, q, off))) {
             fail(S, "publishes instance %llu after %llu: consumed words must grow",
                  (unsigned long long) seq, (unsigned long long) word_at(S, q, off));

@@ -220,7 +220,7 @@ char *buf_mem(sim_t *S, int q, const coll_rdma_buf_t *b, uint64_t seq, size_t le
              b->off + len, owner, S->words[slot], slot_room(S, slot));
     }
     touch(S, q, sub, owner, slot, word, b->off, len, DATA);
-    return S->r[owner].win.base + S->words[slot] + COLL_RDMA_SLOT_HEADER + b->off;
+    return S->r[owner].win.base + S->words[slot] + S->heads[slot] + b->off;
 }
 
 /* Checks before `word` and `len` payload bytes of collective coll go into target's slot. */
@@ -255,7 +255,7 @@ static void write_slot(sim_t *S, int q, int call, int target, int slot, const ch
     write_check(S, target, slot, len, word, coll);
     S->st->overwrites += m->written;
     if (len > 0) {
-        memcpy(at + COLL_RDMA_SLOT_HEADER, src, len);
+        memcpy(at + S->heads[slot], src, len);
     }
     memcpy(at, &word, sizeof(word));
     *m = (meta_t){word, len, coll, q, call, NULL == readers ? 0 : (int) *readers, true, 0 == len};

@@ -56,15 +56,18 @@ static lines_result_t run(const char *what, int coll, int alg, int P, size_t byt
 
 int main(int argc, char **argv)
 {
-    coll_rdma_config_t cfg;
+    coll_rdma_config_t cfg, seg;
     lines_result_t r;
 
     verbose = argc > 1 && 0 == strcmp(argv[1], "-v");
     lines_config(&cfg);
+    seg = cfg;
+    seg.bcast_small_slots = 0; /* 8 B through the segment ring, as bcasts above 56 B */
 
     /*
-     * Flat read bcast, P = 4, 8 B, root 0, 8 slots (the default; the period
-     * is 8 calls, all measured).  Every call: the root stores the 8 bytes
+     * Flat read bcast by the segment ring (no small ring: what bcasts of
+     * more than 56 bytes take), P = 4, 8 B, root 0, 8 slots (the default;
+     * the period is 8 calls, all measured).  Every call: the root stores the 8 bytes
      * and the word into slot seq % 8 of its own window, one line that the
      * 3 readers last held 8 calls ago: an upgrade, no transfer; each reader
      * polls that word and copies the payload out of the same line: 1
@@ -81,7 +84,7 @@ int main(int argc, char **argv)
      * Upgrades: the root's store every call, and in the credit call the 3
      * readers' publications of the lines the root just read: 1 + 3/8.
      */
-    r = run("read bcast P=4 8 B", COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, 4, 8, &cfg, NULL);
+    r = run("read bcast P=4 8 B", COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, 4, 8, &seg, NULL);
     check("read bcast P=4", "total", r.total, 27.0 / 8);
     check("read bcast P=4", "busiest", r.busiest, 10.0 / 8);
     check("read bcast P=4", "critical", r.critical, 9.0 / 8);
@@ -95,7 +98,7 @@ int main(int argc, char **argv)
      * 4 calls: lcm of 2 slots, parity and 2 reduce rings): total 3 + 3/2,
      * busiest (1 + 3) / 2, critical (1 + 2) / 2. */
     {
-        coll_rdma_config_t two = cfg;
+        coll_rdma_config_t two = seg;
         two.bcast_slots = 2;
         r = run("read bcast P=4 8 B, 2 slots", COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, 4, 8, &two,
                 NULL);
@@ -103,6 +106,46 @@ int main(int argc, char **argv)
         check("read bcast P=4 2 slots", "busiest", r.busiest, 2);
         check("read bcast P=4 2 slots", "critical", r.critical, 1.5);
         check("read bcast P=4 2 slots", "calls", r.calls, 4);
+    }
+
+    /*
+     * The same 8 B by the small ring (the default: 64 one-line slots; the
+     * period is 64 calls, all measured).  Every call as above: the root's
+     * store into slot seq % 64, one line with its word, an upgrade; each
+     * reader's load of that line, 1 transfer, 3 in all.  The root's cached
+     * credits grant seq - 64 and older: every 64th call it loads the 3
+     * consumed lines first.  Per call: total 3 + 3/64; busiest (63 * 1 +
+     * 3) / 64; critical (63 * 1 + 2) / 64; upgrades 1 + 3/64.  56 bytes,
+     * the most the line holds with its word, alike.
+     */
+    for (size_t bytes = 8; bytes <= COLL_RDMA_BCAST_SMALL_BYTES; bytes += 48) {
+        r = run("read bcast P=4 small ring", COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, 4, bytes, &cfg,
+                NULL);
+        check("read bcast P=4 small ring", "total", r.total, 3 + 3.0 / 64);
+        check("read bcast P=4 small ring", "busiest", r.busiest, 66.0 / 64);
+        check("read bcast P=4 small ring", "critical", r.critical, 65.0 / 64);
+        check("read bcast P=4 small ring", "worst total", r.total_max, 6);
+        check("read bcast P=4 small ring", "worst busiest", r.busiest_max, 3);
+        check("read bcast P=4 small ring", "worst critical", r.critical_max, 2);
+        check("read bcast P=4 small ring", "upgrades", r.upgrades, 1 + 3.0 / 64);
+        check("read bcast P=4 small ring", "calls", r.calls, 64);
+    }
+    /* 57 bytes do not fit: the segment ring, the payload's last byte in a second line
+     * (16-byte header): the readers load 2 lines each, the root stores 2 */
+    r = run("read bcast P=4 57 B", COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, 4, 57, &cfg, NULL);
+    check("read bcast P=4 57 B", "total", r.total, 6 + 3.0 / 8);
+
+    /* 2 small slots: the credits run out every other call (period 8: the
+     * segment ring's 8 slots), as with 2 segment slots above. */
+    {
+        coll_rdma_config_t two = cfg;
+        two.bcast_small_slots = 2;
+        r = run("read bcast P=4 8 B, 2 small slots", COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, 4, 8,
+                &two, NULL);
+        check("read bcast P=4 2 small slots", "total", r.total, 4.5);
+        check("read bcast P=4 2 small slots", "busiest", r.busiest, 2);
+        check("read bcast P=4 2 small slots", "critical", r.critical, 1.5);
+        check("read bcast P=4 2 small slots", "calls", r.calls, 8);
     }
 
     /*
@@ -187,12 +230,15 @@ int main(int argc, char **argv)
      * it at 10, 14, 18.  In the credit call the root first loads 3
      * consumed lines (3 lines, no queue: all at 10), stores at 10, and the
      * readers have it at 20, 24, 28.  Mean of the last exits: (7 * 18 +
-     * 28) / 8.
+     * 28) / 8 (segment ring), (63 * 18 + 28) / 64 (small ring).
      */
     {
         lines_cost_t cost = {10, 0, 4, 0, 0};
-        r = run("read bcast P=4 fan", COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, 4, 8, &cfg, &cost);
+        r = run("read bcast P=4 fan", COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, 4, 8, &seg, &cost);
         check("read bcast P=4 fan", "time", r.time, (7 * 18 + 28) / 8.0);
+        r = run("read bcast P=4 fan, small ring", COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, 4, 8, &cfg,
+                &cost);
+        check("read bcast P=4 fan, small ring", "time", r.time, (63 * 18 + 28) / 64.0);
     }
 
     /*

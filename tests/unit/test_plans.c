@@ -12,6 +12,10 @@
  *                  (nway/bruck, read/knomial bcast, ...)
  *   mixed          10 calls of every collective, once with every window
  *                  mapped and once over the put path
+ *   small ring     40 to 80 calls, three in four read bcasts (mostly of at
+ *                  most 57 bytes: the small ring and just past it), the rest
+ *                  any collective, 1 to 8 small slots, the counters crossing
+ *                  2^64 half the time: the ring reused turn after turn
  * Calls have random arguments at and around the limits (a slot's payload,
  * a bcast segment, the ring's segments, fewer elements than ranks), roots
  * other than 0, MPI_IN_PLACE, and persistent restarts (the same program
@@ -46,7 +50,7 @@ static const struct alg {
     {COLL_RDMA_BARRIER, COLL_RDMA_ALG_READ, true},
     {COLL_RDMA_BARRIER, COLL_RDMA_ALG_NWAY, false},
     {COLL_RDMA_BARRIER, COLL_RDMA_ALG_PAIRWISE, false},
-    {COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, true},
+    {COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, true}, /* BCAST_READ */
     {COLL_RDMA_BCAST, COLL_RDMA_ALG_KNOMIAL, false},
     {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_READ, true},
     {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_PAIRWISE, false},
@@ -71,16 +75,19 @@ static const struct alg {
     {COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_NPORT, false},
 };
 #define NALGS ((int) (sizeof(algs) / sizeof(algs[0])))
+#define BCAST_READ 3 /* algs[BCAST_READ]: the read bcast */
 
 /* The two-level algorithms: they need a node map, and their allreduces run in chunks. */
 static bool two_level(int alg)
 {
     return COLL_RDMA_ALG_HIER == alg || COLL_RDMA_ALG_NPORT == alg;
 }
-/* families: 0 .. NALGS-1 one algorithm, then one collective each, then mixed (mapped, put path) */
+/* families: 0 .. NALGS-1 one algorithm, then one collective each, then mixed (mapped, put
+ * path), then the small bcast ring's long runs */
 #define FAM_COLL NALGS
 #define FAM_MIX (NALGS + COLL_RDMA_NCOLLS)
-#define NFAMS (FAM_MIX + 2)
+#define FAM_SMALL (FAM_MIX + 2)
+#define NFAMS (FAM_SMALL + 1)
 
 static uint64_t rng;
 
@@ -113,6 +120,7 @@ static void random_config(coll_rdma_config_t *cfg, int P)
     cfg->barrier_nway_n = (int) PICK(1, 2, 3, 5);
     cfg->bcast_radix = 2 + pick(3);
     cfg->bcast_slots = (int) PICK(2, 3, 8);
+    cfg->bcast_small_slots = (int) PICK(0, 1, 2, 3, 5, 64);
     cfg->bcast_segment_bytes = (size_t) PICK(64, 72, 128);
     cfg->bcast_max_bytes = cfg->bcast_segment_bytes * (size_t) PICK(3, 9);
     cfg->allreduce_ktree_degree = 1 + pick(3);
@@ -180,8 +188,11 @@ static void make_call(sim_scenario_t *sc, int i, int k)
     switch (c->coll) {
     case COLL_RDMA_BCAST:
         /* segmented up to bcast_max_bytes (knomial and hier: one instance
-         * per segment, coll_rdma_plan()), or about one segment */
-        c->bytes = some_size(pick(2) ? cfg->bcast_max_bytes : cfg->bcast_segment_bytes + 1);
+         * per segment, coll_rdma_plan()), or about one segment, or about
+         * one line (read: the small ring, 56 bytes, or not, 57) */
+        c->bytes = some_size((size_t) PICK((long long) cfg->bcast_max_bytes,
+                                           (long long) cfg->bcast_segment_bytes + 1,
+                                           COLL_RDMA_BCAST_SMALL_BYTES + 1));
         break;
     case COLL_RDMA_ALLREDUCE:
         if (COLL_RDMA_ALG_RING == c->alg || COLL_RDMA_ALG_RSAG == c->alg) {
@@ -259,9 +270,20 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
     } else if (fam < FAM_MIX) {
         sc->all_direct = pick(2);
         sc->ncalls = 8;
-    } else {
+    } else if (fam < FAM_SMALL) {
         sc->all_direct = FAM_MIX == fam;
         sc->ncalls = 10;
+    } else {
+        /* the small ring turned many times: 40 to 80 calls, mostly read
+         * bcasts of one line or just over, from random roots, among every
+         * other collective; a shallow ring; half the time the counters
+         * cross 2^64 half-way */
+        sc->all_direct = true;
+        sc->ncalls = 40 + pick(41);
+        sc->cfg.bcast_small_slots = (int) PICK(1, 2, 3, 5, 8);
+        if (pick(2)) {
+            sc->cfg.debug_seq_start = (uint64_t) 0 - (uint64_t) (sc->ncalls / 2);
+        }
     }
     /* ranks on nodes (mapped inside a node only) half the time, always for
      * the two-level families */
@@ -271,21 +293,31 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
     }
     sc->copied = !sc->all_direct && pick(2);
     for (int i = 0; i < sc->ncalls; ++i) {
-        int k = fam < NALGS    ? fam
-                : fam < FAM_MIX ? random_alg(fam - FAM_COLL, sc)
-                                : random_alg(-1, sc);
+        int k = fam < NALGS       ? fam
+                : fam < FAM_MIX   ? random_alg(fam - FAM_COLL, sc)
+                : fam < FAM_SMALL ? random_alg(-1, sc)
+                : pick(4)         ? BCAST_READ
+                                  : random_alg(-1, sc);
         make_call(sc, i, k);
+        if (FAM_SMALL == fam && BCAST_READ == k && sc->calls[i].replay_of < 0 && pick(4)) {
+            sc->calls[i].bytes = 1 + (size_t) pick(COLL_RDMA_BCAST_SMALL_BYTES + 1);
+        }
     }
 }
 
 static void describe(const sim_scenario_t *sc, int fam, uint64_t seed)
 {
-    printf("  reproduce: test_plans -p %d -s %llu -f %d (%s, %s%s, %d nodes; seq_start %llu)\n",
+    printf("  reproduce: test_plans -p %d -s %llu -f %d (%s, %s%s, %d nodes; seq_start %llu, "
+           "bcast slots %d, small slots %d)\n",
            sc->P, (unsigned long long) seed, fam,
-           fam < NALGS ? "one algorithm" : fam < FAM_MIX ? "one collective" : "mixed",
+           fam < NALGS       ? "one algorithm"
+           : fam < FAM_MIX   ? "one collective"
+           : fam < FAM_SMALL ? "mixed"
+                             : "small bcast ring",
            sc->all_direct ? "all mapped" : "put path", sc->copied ? " (copied puts)" : "",
            sc->nodes,
-           (unsigned long long) sc->cfg.debug_seq_start);
+           (unsigned long long) sc->cfg.debug_seq_start, sc->cfg.bcast_slots,
+           sc->cfg.bcast_small_slots);
     for (int i = 0; i < sc->ncalls; ++i) {
         const sim_call_t *c = &sc->calls[i];
         printf("  call %d: %s %s bytes %zu root %d%s%s", i, sim_coll_name(c->coll),
@@ -386,6 +418,10 @@ int main(int argc, char **argv)
         }
     }
     memset(&st, 0, sizeof(st));
+    if (COLL_RDMA_BCAST != algs[BCAST_READ].coll || COLL_RDMA_ALG_READ != algs[BCAST_READ].alg) {
+        printf("FAIL internal: algs[BCAST_READ] is not the read bcast\n");
+        return 1;
+    }
     failed += window_memory(0);
     for (int x = 0; x < 20 + (int) (sizeof(big) / sizeof(big[0])); ++x) {
         int P = only_p > 0 ? only_p : x < 20 ? x + 1 : big[x - 20];
