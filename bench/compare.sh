@@ -123,12 +123,13 @@ if [ -z "$REPLOT" ]; then
 # ---- the benchmark binary ----
 if [ -z "${BENCH:-}" ]; then
     BENCH=$BUILDDIR/bench/coll_bench
-    for f in coll_bench.c bench_check.c bench_check.h bench_mpit.c bench_mpit.h; do
+    for f in coll_bench.c bench_opts.c bench_opts.h bench_check.c bench_check.h bench_mpit.c bench_mpit.h; do
         [ -x "$BENCH" ] && [ ! "$BENCH" -ot "$SRCDIR/$f" ] || BENCH=
     done
     if [ -z "$BENCH" ]; then
         BENCH=$OUTDIR/coll_bench
-        mpicc -O2 -Wall -Wextra "$SRCDIR/coll_bench.c" "$SRCDIR/bench_check.c" "$SRCDIR/bench_mpit.c" -o "$BENCH" || die "cannot build $BENCH"
+        mpicc -O2 -Wall -Wextra "$SRCDIR/coll_bench.c" "$SRCDIR/bench_opts.c" "$SRCDIR/bench_check.c" "$SRCDIR/bench_mpit.c" \
+            -o "$BENCH" || die "cannot build $BENCH"
     fi
 fi
 [ -x "$BENCH" ] || die "BENCH=$BENCH is not executable"
