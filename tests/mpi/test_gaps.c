@@ -32,15 +32,7 @@
 
 #include "gaps_layouts.h"
 
-#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
-/* Open MPI 4.1 names the persistent collectives MPIX_*_init (mpi-ext.h) */
-#    include <mpi-ext.h>
-#    define MPI_Bcast_init MPIX_Bcast_init
-#    define MPI_Allreduce_init MPIX_Allreduce_init
-#    define MPI_Reduce_init MPIX_Reduce_init
-#    define MPI_Allgather_init MPIX_Allgather_init
-#    define MPI_Alltoall_init MPIX_Alltoall_init
-#endif
+#include "persistent_compat.h"
 
 enum { C_BCAST, C_ALLGATHER, C_ALLTOALL, C_ALLREDUCE, C_REDUCE, NCOLLS };
 static const char *coll_names[NCOLLS] = {"bcast", "allgather", "alltoall", "allreduce", "reduce"};

@@ -32,17 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
-/* Open MPI 4.1 names the persistent collectives MPIX_*_init (mpi-ext.h);
- * 5.0 has MPI-4's names in mpi.h. */
-#    include <mpi-ext.h>
-#    define MPI_Barrier_init MPIX_Barrier_init
-#    define MPI_Bcast_init MPIX_Bcast_init
-#    define MPI_Allreduce_init MPIX_Allreduce_init
-#    define MPI_Reduce_init MPIX_Reduce_init
-#    define MPI_Allgather_init MPIX_Allgather_init
-#    define MPI_Alltoall_init MPIX_Alltoall_init
-#endif
+#include "persistent_compat.h"
 
 static int rank, size, errors;
 static int iters = 1, calls = 2000, max_count = 1000;

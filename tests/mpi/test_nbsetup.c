@@ -40,12 +40,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
-#    include <mpi-ext.h>
-#    define MPI_Barrier_init MPIX_Barrier_init
-#    define MPI_Bcast_init MPIX_Bcast_init
-#    define MPI_Allreduce_init MPIX_Allreduce_init
-#endif
+#include "persistent_compat.h"
 
 static int rank, size, calls = 3000, nthreads = 3;
 static unsigned seed = 7;

@@ -18,11 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
-/* Open MPI 4.1 names the persistent collectives MPIX_*_init (mpi-ext.h) */
-#    include <mpi-ext.h>
-#    define MPI_Allreduce_init MPIX_Allreduce_init
-#endif
+#include "persistent_compat.h"
 
 static int rank, size, calls = 3000;
 static volatile int failures;

@@ -14,11 +14,7 @@
 #define _GNU_SOURCE
 #endif
 #include <mpi.h>
-#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
-/* Open MPI 4.1 names the persistent collectives MPIX_*_init (mpi-ext.h) */
-#    include <mpi-ext.h>
-#    define MPI_Allgather_init MPIX_Allgather_init
-#endif
+#include "../mpi/persistent_compat.h"
 
 #include <dirent.h>
 #include <errno.h>
