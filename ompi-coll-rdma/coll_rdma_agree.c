@@ -70,8 +70,6 @@ int coll_rdma_agree_staleness(const coll_rdma_header_t *headers, int size, int r
     return (int) headers[0].staleness;
 }
 
-/* Whether every rank reported the same configuration and ok; warns once
- * about a configuration that differs (whatever the oks). */
 /* The rules a configuration field hashes, as a warning names them, and what
  * a hash of 0 means there; NULL where the field is a plain value. */
 static const char *rules_differ(const char *name, const char **zero)
@@ -87,6 +85,8 @@ static const char *rules_differ(const char *name, const char **zero)
     return NULL;
 }
 
+/* Whether every rank reported the same configuration and ok; warns once
+ * about a configuration that differs (whatever the oks). */
 bool coll_rdma_agree_headers(const coll_rdma_header_t *headers, int size, int rank)
 {
     for (int i = 0; i < size; ++i) {

@@ -154,23 +154,32 @@ TIMEOUT=$((TIMEOUT > 300 ? TIMEOUT : 300)) \
 # memory error whose stack passes through coll/rdma.  Open MPI's own leaks
 # (hundreds of records) are not ours and are not counted.  --keep-debuginfo
 # keeps the component's symbols after Open MPI unloads it at MPI_Finalize.
-vg_ours() {
-    local f
-    if ! ls "$RDMA_LOGDIR"/vg.* >/dev/null 2>&1; then
-        echo "no valgrind logs"
-        return
-    fi
+# Each valgrind record (the lines up to a blank "==PID==" line) of the logs
+# that matches every regular expression given: its file and first line, one a
+# line.
+vg_records() {
+    local f pats
+    pats=$(printf '%s\t' "$@")
     for f in "$RDMA_LOGDIR"/vg.*; do
-        awk '
+        [ -f "$f" ] || continue
+        awk -v pats="$pats" '
+            BEGIN { n = split(pats, pat, "\t") - 1 }
             /^==[0-9]+== *$/ {
-                if (rec ~ /(definitely lost|indirectly lost|Invalid (read|write|free)|uninitialised|Conditional jump|Mismatched free|overlap)/ && rec ~ /coll_rdma/) {
-                    split(rec, l, "\n"); print FILENAME ": " l[2]
-                }
+                ok = rec != ""
+                for (i = 1; i <= n && ok; i++) ok = rec ~ pat[i]
+                if (ok) { split(rec, l, "\n"); print FILENAME ": " l[2] }
                 rec = ""; next
             }
             { rec = rec "\n" $0 }
         ' "$f"
-    done | head -n 3
+    done
+}
+vg_ours() {
+    if ! ls "$RDMA_LOGDIR"/vg.* >/dev/null 2>&1; then
+        echo "no valgrind logs"
+        return
+    fi
+    vg_records '(definitely lost|indirectly lost|Invalid (read|write|free)|uninitialised|Conditional jump|Mismatched free|overlap)' 'coll_rdma' | head -n 3
 }
 vg_check() {
     local found
@@ -197,10 +206,7 @@ fi
 # leak so, the suppression hides nothing there: SKIP, saying so.
 vg_libnbc() {
     local n
-    n=$(cat "$RDMA_LOGDIR"/vg.* 2>/dev/null | awk '
-        /^==[0-9]+== *$/ { if (rec ~ /(definitely|indirectly) lost/ && rec ~ /mca_coll_libnbc/ && rec ~ /Allgather_init/) n++; rec = ""; next }
-        { rec = rec "\n" $0 }
-        END { print n + 0 }')
+    n=$(vg_records '(definitely|indirectly) lost' 'mca_coll_libnbc' 'Allgather_init' | wc -l)
     if [ "$n" -gt 0 ]; then
         echo "$n lost records allocated by coll/libnbc under MPI_Allgather_init, coll/rdma not loaded" >"$RCASE_NOTE_FILE"
     fi

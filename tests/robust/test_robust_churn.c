@@ -169,12 +169,12 @@ void run_churn(void)
  */
 void run_persistent_free(void)
 {
-    for (long i = 0; i < (opt_cycles > 0 ? opt_cycles : 5); ++i) {
+    cur = "persistent-free";
+    for (long i = 0; i < opt_cycles; ++i) {
         MPI_Comm d;
         MPI_Request r;
         int64_t mine = (int64_t) (wrank + 1) * (i + 1), *all = xmalloc(sizeof(int64_t) * wsize);
 
-        cur = "persistent-free";
         CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &d));
         CHECK_MPI(MPI_Allgather_init(&mine, 1, MPI_INT64_T, all, 1, MPI_INT64_T, d, MPI_INFO_NULL,
                                      &r));
