@@ -17,9 +17,9 @@
 
 /* ---- the queue -------------------------------------------------------------- */
 
-/* One driver at a time per queue: the application's thread and the progress
- * callback (another thread under MPI_THREAD_MULTIPLE, or re-entered from
- * opal_progress inside a wait) may both try. */
+/* The driver: the application's thread and the progress callback (another
+ * thread under MPI_THREAD_MULTIPLE, or re-entered from opal_progress inside
+ * a wait) may both try; whoever gets it runs operations, the other leaves. */
 static inline bool queue_enter(coll_rdma_queue_t *m)
 {
     int expected = 0;
@@ -41,6 +41,26 @@ static inline void queue_leave(coll_rdma_queue_t *m)
     __atomic_store_n(&m->busy, 0, __ATOMIC_RELEASE);
 }
 
+/* The list and the counters (MPI_THREAD_MULTIPLE only): held for a few
+ * stores by whoever holds it, never across a call, so spinning for it ends. */
+static inline void list_lock(coll_rdma_queue_t *m)
+{
+    if (OPAL_UNLIKELY(ompi_mpi_thread_multiple)) {
+        int expected = 0;
+        while (!__atomic_compare_exchange_n(&m->lock, &expected, 1, true, __ATOMIC_ACQUIRE,
+                                            __ATOMIC_RELAXED)) {
+            expected = 0;
+        }
+    }
+}
+
+static inline void list_unlock(coll_rdma_queue_t *m)
+{
+    if (OPAL_UNLIKELY(ompi_mpi_thread_multiple)) {
+        __atomic_store_n(&m->lock, 0, __ATOMIC_RELEASE);
+    }
+}
+
 /*
  * Number the op's instances (the collective's next prog.nseq sequence
  * numbers) and reset where it stands.  The counter runs modulo 2^64 from
@@ -48,6 +68,7 @@ static inline void queue_leave(coll_rdma_queue_t *m)
  * every window word starts with, debug_seq_start - 1, and compares are
  * wrap-safe, so 0 is an ordinary instance after a wrap; skipping it would
  * give two consecutive instances the same parity (2^64 - 1 and 1).
+ * List lock held: the numbers follow the order of the starts.
  */
 static inline void op_reset(coll_rdma_op_t *op)
 {
@@ -74,25 +95,28 @@ static inline void op_reset(coll_rdma_op_t *op)
     op->next = NULL;
 }
 
-void coll_rdma_op_start(coll_rdma_op_t *op)
+/* Number `op` and append it (list lock held). */
+static inline void append(coll_rdma_queue_t *m, coll_rdma_op_t *op)
 {
-    coll_rdma_queue_t *m = op->queue;
-
-    coll_rdma_window_started(op->win);
     op_reset(op);
-    while (!queue_enter(m)) {
-        /* the progress callback of another thread holds the queue briefly */
-    }
     if (NULL == m->tail) {
         m->head = op;
     } else {
         m->tail->next = op;
     }
     m->tail = op;
-    queue_leave(m);
 }
 
-/* The head finished (or failed): take it off and complete it. */
+void coll_rdma_op_start(coll_rdma_op_t *op)
+{
+    coll_rdma_queue_t *m = op->queue;
+
+    coll_rdma_window_started(op->win);
+    list_lock(m);
+    append(m, op);
+    list_unlock(m);
+}
+
 /* What the queue learns of an operation that ended: a stale-synchronous
  * call's age, for the statistics and MPI_T. */
 static inline void ended(coll_rdma_queue_t *m, const coll_rdma_op_t *op, int rc)
@@ -104,14 +128,18 @@ static inline void ended(coll_rdma_queue_t *m, const coll_rdma_op_t *op, int rc)
     }
 }
 
+/* The head finished (or failed): take it off and complete it. */
 static void complete_head(coll_rdma_queue_t *m, int rc)
 {
-    coll_rdma_op_t *op = m->head;
+    coll_rdma_op_t *op;
 
+    list_lock(m);
+    op = m->head;
     m->head = op->next;
     if (NULL == m->head) {
         m->tail = NULL;
     }
+    list_unlock(m);
     op->status = rc;
     ended(m, op, rc);
     __atomic_store_n(&op->done, true, __ATOMIC_RELEASE);
@@ -122,13 +150,15 @@ static void complete_head(coll_rdma_queue_t *m, int rc)
 
 int coll_rdma_queue_progress(coll_rdma_queue_t *m)
 {
+    coll_rdma_op_t *op;
     int completed = 0;
 
     if (NULL == __atomic_load_n(&m->head, __ATOMIC_ACQUIRE) || !queue_enter(m)) {
         return 0;
     }
-    while (NULL != m->head) {
-        int rc = coll_rdma_exec(m->head);
+    /* only the driver takes the head off: it stays put while it runs */
+    while (NULL != (op = __atomic_load_n(&m->head, __ATOMIC_ACQUIRE))) {
+        int rc = coll_rdma_exec(op);
         if (OMPI_ERR_WOULD_BLOCK == rc) {
             break;
         }
@@ -145,22 +175,24 @@ int coll_rdma_op_run(coll_rdma_op_t *op)
     int spins = op->win->poll_spins;
     int rc;
 
-    if (NULL == __atomic_load_n(&m->head, __ATOMIC_ACQUIRE) && queue_enter(m)) {
+    list_lock(m);
+    if (NULL == m->head && queue_enter(m)) {
         /* nothing queued: run it directly, never queued, holding the queue
          * so that opal_progress's callback leaves the module alone (the
-         * common case: blocking calls only) */
-        if (NULL == m->head) {
-            op_reset(op);
-            while (OMPI_ERR_WOULD_BLOCK == (rc = coll_rdma_exec(op))) {
-                coll_rdma_window_poll(op->win, op->poll_word, op->poll_seq, &spins);
-            }
-            ended(m, op, rc);
-            queue_leave(m);
-            return rc;
+         * common case: blocking calls only); numbered before anything
+         * started after this point */
+        op_reset(op);
+        list_unlock(m);
+        while (OMPI_ERR_WOULD_BLOCK == (rc = coll_rdma_exec(op))) {
+            coll_rdma_window_poll(op->win, op->poll_word, op->poll_seq, &spins);
         }
+        ended(m, op, rc);
         queue_leave(m);
+        return rc;
     }
-    coll_rdma_op_start(op);
+    coll_rdma_window_started(op->win);
+    append(m, op);
+    list_unlock(m);
     while (!__atomic_load_n(&op->done, __ATOMIC_ACQUIRE)) {
         if (0 == coll_rdma_queue_progress(m)) {
             coll_rdma_window_idle(op->win, &spins);

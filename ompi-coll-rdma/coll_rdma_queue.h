@@ -22,10 +22,21 @@
  * (one driver at a time: the application's thread or the progress
  * callback), the instance counters of every collective, and the
  * stale-synchronous allreduce's clock.  Embedded in the module.
+ *
+ * Two locks, used only under MPI_THREAD_MULTIPLE (one thread needs none:
+ * nothing runs between its instructions but what it calls):
+ *   lock  the list and the counters: held for a few stores, never across a
+ *         call out of this file, so a start never waits for a driver, not
+ *         even one below it on the same thread's stack (a collective issued
+ *         from inside opal_progress while a blocking call of the same
+ *         module polls);
+ *   busy  the driver: whoever runs the head operation (or a blocking call's
+ *         operation, run directly).
  */
 typedef struct coll_rdma_queue {
     coll_rdma_op_t *head;
     coll_rdma_op_t *tail;
+    int lock;
     int busy;
     /* the last instance per collective; debug_seq_start - 1 (the value window
      * words start with) until the first */
@@ -43,9 +54,12 @@ typedef struct coll_rdma_queue {
 
 /**
  * Start `op` (its program built): assign its instances (the collective's
- * next prog.nseq sequence numbers), reset the executor and append it to its
- * queue; it runs as soon as it reaches the head, and op->done_cb runs when
- * it ends.  Local: never waits for another rank.
+ * next prog.nseq sequence numbers) and append it to its queue, both at once
+ * under the queue's lock, so that the order of the numbers is the order of
+ * the starts; it runs as soon as it reaches the head, and op->done_cb runs
+ * when it ends.  Never waits: neither for another rank nor for whoever
+ * drives the queue (callable from inside opal_progress while a call of the
+ * same module polls below it).
  */
 void coll_rdma_op_start(coll_rdma_op_t *op);
 
@@ -54,6 +68,10 @@ void coll_rdma_op_start(coll_rdma_op_t *op);
  * `op` is done; with nothing queued, run it directly.  `op`
  * keeps its program, to be run again or released by coll_rdma_op_fini().
  * Returns its status (OMPI_SUCCESS or a transport error).
+ * Precondition: no blocking call of the same module is being run further
+ * down this thread's stack (a blocking collective issued from a progress
+ * callback while another of the same communicator waits could never end:
+ * the outer one is first in call order and cannot resume until it returns).
  */
 int coll_rdma_op_run(coll_rdma_op_t *op);
 
