@@ -10,6 +10,8 @@
 #include "coll_rdma_op.h"
 #include "coll_rdma_plans.h"
 
+#include "ompi/mca/coll/base/coll_base_util.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,11 +321,37 @@ void coll_rdma_call_release(mca_coll_rdma_module_t *m)
     }
 }
 
+bool coll_rdma_call_hands_on_alike(const mca_coll_rdma_module_t *m, int coll)
+{
+    switch (coll) {
+    case COLL_RDMA_BARRIER:
+        return m->previous_ibarrier_module == m->previous_barrier_init_module;
+    case COLL_RDMA_BCAST:
+        return m->previous_ibcast_module == m->previous_bcast_init_module;
+    case COLL_RDMA_ALLREDUCE:
+        return m->previous_iallreduce_module == m->previous_allreduce_init_module;
+    case COLL_RDMA_REDUCE:
+        return m->previous_ireduce_module == m->previous_reduce_init_module;
+    case COLL_RDMA_ALLGATHER:
+        return m->previous_iallgather_module == m->previous_allgather_init_module;
+    default:
+        return m->previous_ialltoall_module == m->previous_alltoall_init_module;
+    }
+}
+
+void coll_rdma_call_keep_tag(struct ompi_communicator_t *comm)
+{
+    (void) ompi_coll_base_nbc_reserve_tags(comm, 1);
+}
+
 int coll_rdma_call_hand_on_init(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
                                 const coll_rdma_call_t *c, struct ompi_info_t *info,
                                 ompi_request_t **request)
 {
-    int scount = (int) c->scount, rcount = (int) c->rcount;
+    /* the previous component's count type: size_t from coll API 3.0.0 on
+     * (large counts), int before (the entry points' counts are int there) */
+    coll_rdma_count_t scount = (coll_rdma_count_t) c->scount;
+    coll_rdma_count_t rcount = (coll_rdma_count_t) c->rcount;
 
 #define HAND_ON(name, ...)                                                                         \
     (NULL == m->previous_##name##_init                                                             \

@@ -70,6 +70,46 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
 bool coll_rdma_call_suspect(const coll_rdma_call_t *c);
 
 /**
+ * Whether `c` has the shape of the collectives Open MPI makes on its own
+ * behalf from inside opal_progress: MPI_Iallreduce of one MPI_INT with
+ * MPI_MAX or MPI_MIN, the steps of the communicator-ID agreement of
+ * MPI_Comm_idup, MPI_Comm_dup, MPI_Comm_split and the others
+ * (ompi/communicator/comm_cid.c in Open MPI 4.1 to 6.0, and its activation
+ * step in 5.0 and 6.0).  Their place among the application's calls on the
+ * parent differs between ranks (they are made at the first opal_progress
+ * after the previous step completed), so coll/rdma must neither number them
+ * in its queue nor count them toward the warm-up: it hands every call of
+ * that shape on, uncounted, on every rank alike (the application's calls of
+ * the same shape too: the inputs are MPI's, equal on all ranks).  Blocking
+ * and persistent calls are not affected.
+ */
+static inline bool coll_rdma_call_internal(const coll_rdma_call_t *c)
+{
+    return COLL_RDMA_ALLREDUCE == c->coll && 1 == c->rcount && MPI_INT == c->rdtype
+           && (MPI_MAX == c->op || MPI_MIN == c->op);
+}
+
+/**
+ * Whether, for a nonblocking call of `coll` that coll/rdma hands on, the
+ * previous component's nonblocking function is the one of the module that
+ * made the early requests' persistent fallbacks (coll_rdma_call_hand_on_init):
+ * then its messages and its one tag are those an early request's fallback
+ * of the same call has on another rank, and a call handed on during the tag
+ * span may go to it directly (docs/design.md, "Tags").
+ */
+bool coll_rdma_call_hands_on_alike(const mca_coll_rdma_module_t *m, int coll);
+
+/**
+ * Take from comm's counter of nonblocking-collective tags what the previous
+ * component's persistent request for a call takes (coll/libnbc, 4.1 to 6.0:
+ * one tag per request, ompi_coll_base_nbc_reserve_tags), for a call of the
+ * tag span that coll/rdma serves on its window, where another rank whose
+ * set-up had not ended made an early request and its fallback for the same
+ * call (docs/design.md, "Tags").
+ */
+void coll_rdma_call_keep_tag(struct ompi_communicator_t *comm);
+
+/**
  * Make call `c` a persistent request of the previous component on comm
  * (its MPI_<coll>_init, with `info`): the fallback of a request made before
  * the window exists, and of a nonblocking call made while it is set up.

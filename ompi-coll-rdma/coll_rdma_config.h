@@ -68,6 +68,8 @@ enum coll_rdma_reason {
                                  * algorithm needs every peer's window mapped */
     COLL_RDMA_WHY_WARMUP,       /* one of the communicator's first window_setup_calls calls */
     COLL_RDMA_WHY_RULE,         /* a rule of coll_rdma_tuning_file names fallback */
+    COLL_RDMA_WHY_CID,          /* MPI_Iallreduce of the shape of Open MPI's communicator-ID
+                                 * agreement (coll_rdma_call_internal) */
     COLL_RDMA_NREASONS
 };
 

@@ -85,44 +85,93 @@ static int run_blocking(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
 }
 
 /*
- * A call on a communicator whose window is not ready: counted (every call
- * of any kind counts toward the warm-up: coll_rdma_module_admit), handed on
- * during the warm-up, and from the call that starts the set-up on, never
- * handed on before the set-up ended: a blocking call waits for it (a
- * blocking collective may), a nonblocking one is deferred until it ends, a
- * persistent request made before the window decides at its first start
- * after it (coll_rdma_request_early).  So every rank switches at the same
- * call, whatever the timing, and nothing waits inside MPI_I* or MPI_Start.
- * Returns COLL_RDMA_ADMIT_READY (decide now), _FALLBACK (*why) or _SETUP
- * (the call was made an early request: *rc and *request are its result).
+ * A nonblocking or persistent call of the tag span that coll/rdma hands on
+ * (its window ready or failed on this rank): where the previous component's
+ * nonblocking function is the one that made the early requests' fallbacks
+ * (coll_rdma_call_hands_on_alike), the caller calls it (it takes one tag and
+ * sends what an early request's fallback sends on another rank), as the
+ * previous component's MPI_*_init for a persistent call; otherwise the call
+ * becomes an early request, decided at once, run by its own fallback.
+ * Returns _FALLBACK (the caller hands it on) or _SETUP (*rc, *request).
  */
-static int before_window(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
+static int span_fallback(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
                          coll_rdma_call_t *c, int kind, struct ompi_info_t *info,
-                         ompi_request_t **request, int *rc, int *why)
+                         ompi_request_t **request, int *rc)
 {
-    int admit = coll_rdma_module_admit(m, comm, coll_rdma_call_suspect(c), why);
-
-    if (COLL_RDMA_ADMIT_SETUP == admit) {
-        coll_rdma_request_watch_setup(m);
-    }
-    if (COLL_RDMA_KIND_PERSISTENT == kind && COLL_RDMA_ADMIT_READY != admit
-        && COLL_RDMA_WINDOW_FAILED != m->window_state) {
-        *rc = coll_rdma_request_early(m, comm, c, kind, info, request);
-        return COLL_RDMA_ADMIT_SETUP;
-    }
-    if (COLL_RDMA_ADMIT_SETUP != admit) {
-        return admit;
-    }
-    if (COLL_RDMA_KIND_BLOCKING == kind) {
-        int state;
-        while (COLL_RDMA_WINDOW_SETUP == (state = coll_rdma_request_setup_progress(m))) {
-            opal_progress();
-        }
-        *why = COLL_RDMA_WHY_WINDOW;
-        return COLL_RDMA_WINDOW_READY == state ? COLL_RDMA_ADMIT_READY : COLL_RDMA_ADMIT_FALLBACK;
+    if (COLL_RDMA_KIND_PERSISTENT == kind || coll_rdma_call_hands_on_alike(m, c->coll)) {
+        return COLL_RDMA_ADMIT_FALLBACK;
     }
     *rc = coll_rdma_request_early(m, comm, c, kind, info, request);
     return COLL_RDMA_ADMIT_SETUP;
+}
+
+/*
+ * A call on a module that is not steady: its window not ready (warm-up,
+ * set-up under way, none), or the tag span still open.
+ *
+ * Counted (every call of any kind counts toward the warm-up:
+ * coll_rdma_module_admit), handed on during the warm-up, and from the call
+ * that starts the set-up on, never handed on before the set-up ended: a
+ * blocking call waits for it (a blocking collective may), a nonblocking one
+ * is deferred until it ends, a persistent request made before the window
+ * decides at its first start after it (coll_rdma_request_early).  So every
+ * rank switches at the same call, whatever the timing, and nothing waits
+ * inside MPI_I* or MPI_Start.
+ *
+ * The tag span (docs/design.md, "Tags"): from the set-up call to the first
+ * blocking call after it, a nonblocking or persistent call takes one tag of
+ * the previous component's counter on every rank, whether this rank's
+ * set-up ended or not: where it did not, the call's early request made the
+ * previous component's persistent request for it (one tag); where it did,
+ * a call served on the window keeps the tag (*span, for the caller), one
+ * handed on goes where an early request's fallback would (its one tag).
+ * The first blocking call ends the span: it waited for the set-up on every
+ * rank.
+ *
+ * Returns COLL_RDMA_ADMIT_READY (decide now), _FALLBACK (*why) or _SETUP
+ * (the call was made an early request: *rc and *request are its result).
+ */
+static int unsteady(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
+                    coll_rdma_call_t *c, int kind, struct ompi_info_t *info,
+                    ompi_request_t **request, int *rc, int *why, bool *span)
+{
+    int admit = COLL_RDMA_ADMIT_READY;
+
+    if (COLL_RDMA_WINDOW_READY != __atomic_load_n(&m->window_state, __ATOMIC_ACQUIRE)) {
+        admit = coll_rdma_module_admit(m, comm, coll_rdma_call_suspect(c), why);
+        if (COLL_RDMA_ADMIT_SETUP == admit) {
+            coll_rdma_request_watch_setup(m);
+        }
+        if (COLL_RDMA_KIND_PERSISTENT == kind && COLL_RDMA_ADMIT_READY != admit
+            && COLL_RDMA_WINDOW_FAILED != m->window_state) {
+            *rc = coll_rdma_request_early(m, comm, c, kind, info, request);
+            return COLL_RDMA_ADMIT_SETUP;
+        }
+        if (COLL_RDMA_ADMIT_SETUP == admit && COLL_RDMA_KIND_BLOCKING != kind) {
+            *rc = coll_rdma_request_early(m, comm, c, kind, info, request);
+            return COLL_RDMA_ADMIT_SETUP;
+        }
+        if (COLL_RDMA_ADMIT_SETUP == admit) {
+            int state;
+            while (COLL_RDMA_WINDOW_SETUP == (state = coll_rdma_request_setup_progress(m))) {
+                opal_progress();
+            }
+            *why = COLL_RDMA_WHY_WINDOW;
+            admit = COLL_RDMA_WINDOW_READY == state ? COLL_RDMA_ADMIT_READY
+                                                    : COLL_RDMA_ADMIT_FALLBACK;
+        }
+    }
+    if (COLL_RDMA_KIND_BLOCKING == kind) {
+        if (m->tag_span) {
+            coll_rdma_module_end_span(m);
+        }
+        return admit;
+    }
+    *span = m->tag_span;
+    if (COLL_RDMA_ADMIT_FALLBACK == admit && *span) {
+        return span_fallback(m, comm, c, kind, info, request, rc);
+    }
+    return admit;
 }
 
 /*
@@ -138,22 +187,15 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
     coll_rdma_request_t *req;
     coll_rdma_stats_t stats;
     int why, alg;
+    bool span = false;
 
-    if (COLL_RDMA_KIND_BLOCKING == kind && NULL != (s = coll_rdma_call_standing(m, c, comm))) {
-        /* the last call of this collective again, but for the buffers */
-        coll_rdma_stats_apply(&s->stats);
-        *rc = coll_rdma_op_run(&s->op);
-        return true;
+    if (COLL_RDMA_KIND_NONBLOCKING == kind && OPAL_UNLIKELY(coll_rdma_call_internal(c))) {
+        /* Open MPI's own, made from inside opal_progress: not ours to order */
+        coll_rdma_stats_fallback(kind, c->coll, COLL_RDMA_WHY_CID);
+        return false;
     }
-    if (COLL_RDMA_KIND_NONBLOCKING == kind && NULL != (req = coll_rdma_request_reuse(m, c, comm))) {
-        coll_rdma_stats_apply(&req->stats);
-        coll_rdma_request_start(req);
-        *request = &req->super.super;
-        *rc = OMPI_SUCCESS;
-        return true;
-    }
-    if (OPAL_UNLIKELY(COLL_RDMA_WINDOW_READY != m->window_state)) {
-        switch (before_window(m, comm, c, kind, info, request, rc, &why)) {
+    if (OPAL_UNLIKELY(!__atomic_load_n(&m->steady, __ATOMIC_ACQUIRE))) {
+        switch (unsteady(m, comm, c, kind, info, request, rc, &why, &span)) {
         case COLL_RDMA_ADMIT_SETUP:
             return true;
         case COLL_RDMA_ADMIT_FALLBACK:
@@ -163,8 +205,28 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
             break;
         }
     }
+    if (COLL_RDMA_KIND_BLOCKING == kind && NULL != (s = coll_rdma_call_standing(m, c, comm))) {
+        /* the last call of this collective again, but for the buffers */
+        coll_rdma_stats_apply(&s->stats);
+        *rc = coll_rdma_op_run(&s->op);
+        return true;
+    }
+    if (COLL_RDMA_KIND_NONBLOCKING == kind && NULL != (req = coll_rdma_request_reuse(m, c, comm))) {
+        if (OPAL_UNLIKELY(span)) {
+            coll_rdma_call_keep_tag(comm);
+        }
+        coll_rdma_stats_apply(&req->stats);
+        coll_rdma_request_start(req);
+        *request = &req->super.super;
+        *rc = OMPI_SUCCESS;
+        return true;
+    }
     alg = coll_rdma_call_decide(m, comm, c, &why);
     if (COLL_RDMA_ALG_FALLBACK == alg) {
+        if (OPAL_UNLIKELY(span)
+            && COLL_RDMA_ADMIT_SETUP == span_fallback(m, comm, c, kind, info, request, rc)) {
+            return true;
+        }
         coll_rdma_stats_fallback(kind, c->coll, why);
         return false;
     }
@@ -177,6 +239,9 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
     if (COLL_RDMA_KIND_BLOCKING == kind) {
         *rc = run_blocking(m, comm, c, alg, &stats);
         return true;
+    }
+    if (OPAL_UNLIKELY(span)) {
+        coll_rdma_call_keep_tag(comm);
     }
     req = coll_rdma_request_alloc(m, comm, COLL_RDMA_KIND_PERSISTENT == kind);
     if (NULL == req) {

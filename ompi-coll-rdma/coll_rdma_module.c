@@ -38,14 +38,6 @@ static void start_step(void)
     coll_rdma_ucx_unlock();
 }
 
-/* The set-up's exchanges: the previous component's persistent allgather. */
-static bool exchange_of(const mca_coll_rdma_module_t *m, coll_rdma_setup_exchange_t *x)
-{
-    x->allgather_init = m->previous_allgather_init;
-    x->allgather_init_module = m->previous_allgather_init_module;
-    return NULL != x->allgather_init;
-}
-
 static coll_rdma_setup_args_t setup_args(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm)
 {
     coll_rdma_setup_args_t a = {.comm = comm, .cfg = &m->cfg_agreed,
@@ -61,35 +53,43 @@ static void setup_prepare(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
 {
     coll_rdma_setup_args_t a = setup_args(m, comm);
 
-    if (NULL == m->setup && exchange_of(m, &a.exchange)) {
+    if (NULL == m->setup) {
         m->setup = coll_rdma_setup_prepare(&a);
     }
 }
 
+/*
+ * The set-up call: begin the exchanges.  The module holds a reference on
+ * the communicator until the set-up ended, so that neither can go while its
+ * exchanges are in flight (MPI_Comm_free with a set-up under way); the
+ * request layer drops it where no frame of coll/rdma is below
+ * (coll_rdma_request_early.c).  From this call to the first blocking one
+ * after it, calls keep the previous component's tags in step on every rank
+ * (tag_span: docs/design.md, "Tags").
+ */
 static void setup_start(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm)
 {
     coll_rdma_setup_args_t a = setup_args(m, comm);
 
-    if (!exchange_of(m, &a.exchange)) {
-        /* every rank has the same stack of components below: all alike */
-        if (coll_rdma_verbose(1) && 0 == ompi_comm_rank(comm)) {
-            coll_rdma_output("communicator %s: the component below has no persistent "
-                             "allgather to set a window up with: every call falls back",
-                             comm->c_name);
-        }
-        m->window_state = COLL_RDMA_WINDOW_FAILED;
-        return;
-    }
+    m->tag_span = true;
     if (NULL == m->setup) {
         m->setup = coll_rdma_setup_prepare(&a);
     }
-    if (NULL == m->setup || OMPI_SUCCESS != coll_rdma_setup_begin(m->setup)) {
-        /* out of memory: the others wait in the exchange; nothing sane is left */
+    if (NULL == m->setup) {
+        /* out of memory: say "no window" in the exchange all ranks begin here */
+        (void) coll_rdma_setup_refuse(comm, &m->cfg_agreed);
+        m->window_state = COLL_RDMA_WINDOW_FAILED;
+        return;
+    }
+    if (OMPI_SUCCESS != coll_rdma_setup_begin(m->setup)) {
+        /* the PML refused to post: nothing sane is left (the peers wait) */
         coll_rdma_setup_free(m->setup);
         m->setup = NULL;
         m->window_state = COLL_RDMA_WINDOW_FAILED;
         return;
     }
+    OBJ_RETAIN(comm);
+    m->setup_comm = comm;
     m->window_state = COLL_RDMA_WINDOW_SETUP;
 }
 
@@ -144,7 +144,7 @@ int coll_rdma_module_setup_test(mca_coll_rdma_module_t *m)
     coll_rdma_window_t *win = NULL;
     int rc;
 
-    if (COLL_RDMA_WINDOW_SETUP != m->window_state) {
+    if (COLL_RDMA_WINDOW_SETUP != m->window_state || NULL == m->setup) {
         return m->window_state;
     }
     rc = coll_rdma_setup_test(m->setup, &win);
@@ -161,10 +161,20 @@ int coll_rdma_module_setup_test(mca_coll_rdma_module_t *m)
         }
         m->queue.ssp_clock = m->cfg_agreed.debug_seq_start - 1;
     }
-    __atomic_store_n(&m->window_state,
-                     NULL != win ? COLL_RDMA_WINDOW_READY : COLL_RDMA_WINDOW_FAILED,
-                     __ATOMIC_RELEASE);
-    return m->window_state;
+    return NULL != win ? COLL_RDMA_WINDOW_READY : COLL_RDMA_WINDOW_FAILED;
+}
+
+void coll_rdma_module_publish(mca_coll_rdma_module_t *m, int state)
+{
+    __atomic_store_n(&m->steady, COLL_RDMA_WINDOW_READY == state && !m->tag_span,
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&m->window_state, state, __ATOMIC_RELEASE);
+}
+
+void coll_rdma_module_end_span(mca_coll_rdma_module_t *m)
+{
+    m->tag_span = false;
+    __atomic_store_n(&m->steady, COLL_RDMA_WINDOW_READY == m->window_state, __ATOMIC_RELEASE);
 }
 
 /* ---- module life ------------------------------------------------------------- */
@@ -227,7 +237,7 @@ static void rdma_module_destruct(mca_coll_rdma_module_t *m)
 {
     /* the process-wide statistics: this communicator's stale-synchronous calls by age */
     coll_rdma_stats_ssp_ages(m->queue.ssp_ages);
-    coll_rdma_setup_free(m->setup); /* a set-up in flight ends first */
+    coll_rdma_setup_free(m->setup); /* prepared at the last warm-up call, never begun */
     m->setup = NULL;
     if (NULL != m->teardown) {
         m->teardown(m); /* what the layers above keep of it */

@@ -61,9 +61,20 @@ struct mca_coll_rdma_module_t {
 #undef X_PREVIOUS
 
     const coll_rdma_config_t *cfg; /* the configuration its ranks agree on: cfg_agreed */
+    /* the window is ready and the tag span over: every call decides at once
+     * (the one test on the path of a steady call) */
+    bool steady;
     int window_state;
+    /* from the set-up call to the first blocking call after it, on every
+     * rank alike: nonblocking and persistent calls keep the previous
+     * component's tag counter in step with the ranks that make early
+     * requests (docs/design.md, "Tags") */
+    bool tag_span;
     uint64_t calls;             /* collective calls of any kind before the window's set-up */
     struct coll_rdma_setup *setup; /* the set-up in flight (COLL_RDMA_WINDOW_SETUP) */
+    /* the communicator, retained while the set-up runs (NULL otherwise) */
+    struct ompi_communicator_t *setup_comm;
+    struct mca_coll_rdma_module_t *setup_ended_next; /* the request layer's list */
     /* calls made while the set-up runs, in call order, resolved when it ends
      * (coll_rdma_request.c) */
     struct coll_rdma_request *deferred_head;
@@ -120,16 +131,36 @@ enum coll_rdma_admit {
  * window_setup_calls ones starts the window's set-up, which never waits for
  * another rank (coll_rdma_setup.h); `now` (a reduction Open MPI may get
  * wrong) skips the rest of the warm-up.  Every rank makes the same calls in
- * the same order, so every rank starts the set-up at the same call.
+ * the same order, so every rank starts the set-up at the same call, as long
+ * as window_setup_calls is the same on every rank: it is not agreed (it
+ * cannot be: the agreement happens at the set-up, whose call it decides),
+ * and a rank with another value hangs the job at the set-up (docs/reliability.md).
+ * Calls Open MPI makes on its own behalf from inside opal_progress are not
+ * counted (coll_rdma_call_internal()): their place among the application's
+ * calls differs between ranks.
  */
 int coll_rdma_module_admit(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm, bool now,
                            int *why);
 
 /**
  * Advance the module's set-up in flight without waiting; returns the window
- * state (enum coll_rdma_window_state): still SETUP, or READY / FAILED once it
- * ended (then every rank's is the same).  One caller at a time.
+ * state it leads to (enum coll_rdma_window_state): still SETUP, or READY /
+ * FAILED once it ended (then every rank's is the same), with m->window set
+ * for READY.  The state is not published: the caller starts what waited
+ * for the set-up first, then calls coll_rdma_module_publish(), so that no
+ * call that reads the state can overtake them (another thread's blocking
+ * call, MPI_THREAD_MULTIPLE).  One caller at a time.  m->setup_comm, the
+ * reference the set-up held, is the caller's to release once it ended.
  */
 int coll_rdma_module_setup_test(mca_coll_rdma_module_t *m);
+
+/** Make the set-up's outcome `state` (READY or FAILED) visible to every call. */
+void coll_rdma_module_publish(mca_coll_rdma_module_t *m, int state);
+
+/**
+ * The first blocking call after the set-up call (every rank's same call;
+ * it waited for the set-up): the tag span ends.
+ */
+void coll_rdma_module_end_span(mca_coll_rdma_module_t *m);
 
 #endif /* COLL_RDMA_MODULE_H */

@@ -10,7 +10,7 @@ const char *const coll_rdma_alg_names[COLL_RDMA_NALGS] = {
     "auto", "fallback", "nway", "knomial", "ktree", "pairwise", "bruck", "ring", "direct", "read",
     "rsag", "ssp", "hier", "nport"};
 const char *const coll_rdma_reason_names[COLL_RDMA_NREASONS] = {
-    "forced", "too_large", "datatype", "op", "window", "warmup", "rule"};
+    "forced", "too_large", "datatype", "op", "window", "warmup", "rule", "cid"};
 
 /* The algorithms of each collective besides auto and fallback, as its
  * *_algorithm parameter and the tuning rules name them (ending in AUTO). */

@@ -17,7 +17,21 @@
  * operations under way and completes the requests whose previous
  * component's request completed.  The callback is registered while
  * requests are active or a set-up runs and, once neither is, unregistered
- * at the next start or free (never from inside opal_progress()).
+ * at the next start or free (from the application's calls: inside
+ * opal_progress only where Open MPI itself frees or starts a request of
+ * ours from a progress callback, or under MPI_THREAD_MULTIPLE from another
+ * thread, where Open MPI's callback array may skip a callback once, which
+ * costs nothing).
+ *
+ * Lifetime (MPI-4.0 section 7.4.3: pending operations on a freed
+ * communicator complete normally): every request holds a reference on its
+ * communicator from its allocation (or reuse) to its MPI_Request_free or the
+ * end of its MPI_Wait, as Open MPI's own requests do, and the module holds
+ * one while its set-up runs; so neither the communicator nor the module
+ * (its window, queue and lists) can go while something of coll/rdma is
+ * pending on it.  A set-up that ends inside the progress callback drops its
+ * reference after the callback's loop, where no frame of coll/rdma is below
+ * (dropping the last one destroys the module).
  */
 #include "ompi_config.h"
 
@@ -41,10 +55,14 @@ static mca_coll_rdma_module_t **progress_modules = NULL;
 static int nprogress_modules = 0, progress_modules_size = 0;
 static int active_requests = 0;
 static bool callback_registered = false;
+/* modules whose set-up ended in this pass of the callback: their references
+ * on their communicators are dropped once the pass is over (lock held) */
+static mca_coll_rdma_module_t *setups_ended = NULL;
 
 
 static int progress_callback(void)
 {
+    mca_coll_rdma_module_t *ended;
     int events = 0;
 
     if (0 == __atomic_load_n(&active_requests, __ATOMIC_RELAXED)) {
@@ -65,10 +83,33 @@ static int progress_callback(void)
         }
         events += coll_rdma_queue_progress(&m->queue);
     }
+    ended = setups_ended;
+    setups_ended = NULL;
     if (ompi_mpi_thread_multiple) {
         opal_mutex_unlock(&request_lock);
     }
+    while (OPAL_UNLIKELY(NULL != ended)) {
+        mca_coll_rdma_module_t *m = ended;
+        ended = m->setup_ended_next;
+        coll_rdma_request_setup_release(m);
+    }
     return events;
+}
+
+void coll_rdma_request_setup_ended(mca_coll_rdma_module_t *m)
+{
+    m->setup_ended_next = setups_ended;
+    setups_ended = m;
+}
+
+void coll_rdma_request_setup_release(mca_coll_rdma_module_t *m)
+{
+    struct ompi_communicator_t *comm = m->setup_comm;
+
+    if (NULL != comm) {
+        m->setup_comm = NULL;
+        OBJ_RELEASE(comm); /* may destroy m */
+    }
 }
 
 void coll_rdma_request_lock(void)
@@ -85,8 +126,10 @@ void coll_rdma_request_unlock(void)
     }
 }
 
-/* From the application's context only (start, free): never from inside
- * opal_progress(), whose callback array unregistering rewrites. */
+/* From the application's calls (start, free); where Open MPI makes one
+ * from inside opal_progress or from another thread, its callback array may
+ * skip a callback once (opal_progress_register/unregister), which costs a
+ * pass and nothing else. */
 void coll_rdma_request_callback_update(void)
 {
     bool want = __atomic_load_n(&active_requests, __ATOMIC_RELAXED) > 0;
@@ -179,6 +222,7 @@ void coll_rdma_request_op_done(coll_rdma_op_t *op)
 int coll_rdma_request_free(ompi_request_t **ompi_req)
 {
     coll_rdma_request_t *req = (coll_rdma_request_t *) *ompi_req, *none = NULL;
+    struct ompi_communicator_t *comm = req->super.super.req_mpi_object.comm;
 
     if (!REQUEST_COMPLETE(&req->super.super)) {
         return MPI_ERR_REQUEST; /* an active persistent request */
@@ -195,6 +239,7 @@ int coll_rdma_request_free(ompi_request_t **ompi_req)
     coll_rdma_request_lock();
     coll_rdma_request_callback_update();
     coll_rdma_request_unlock();
+    OBJ_RELEASE(comm); /* last: may destroy the communicator and the module */
     return OMPI_SUCCESS;
 }
 
@@ -253,6 +298,7 @@ coll_rdma_request_t *coll_rdma_request_alloc(mca_coll_rdma_module_t *module,
         return NULL;
     }
     OMPI_REQUEST_INIT(&req->super.super, persistent);
+    OBJ_RETAIN(comm); /* released by coll_rdma_request_free */
     req->super.super.req_mpi_object.comm = comm;
     /* what Open MPI's handle retention may have left in a request of the pool
      * (a persistent one's free callback, the handles): the base type's own
@@ -300,6 +346,7 @@ coll_rdma_request_t *coll_rdma_request_reuse(mca_coll_rdma_module_t *m, coll_rdm
         return NULL;
     }
     OMPI_REQUEST_INIT(&req->super.super, false);
+    OBJ_RETAIN(comm); /* released by coll_rdma_request_free */
     req->super.super.req_mpi_object.comm = comm;
     return req;
 }

@@ -50,7 +50,10 @@ typedef struct coll_rdma_request {
 OBJ_CLASS_DECLARATION(coll_rdma_request_t);
 
 /**
- * A request of `module` on `comm` from the pool, inactive; the caller
+ * A request of `module` on `comm` from the pool, inactive, holding a
+ * reference on `comm` until it is freed (MPI_Request_free, or the end of
+ * MPI_Wait / a successful MPI_Test): the communicator and its module stay
+ * while it is pending, whatever MPI_Comm_free does meanwhile.  The caller
  * prepares req->op (coll_rdma_op_init, arguments, plan).  NULL when out of
  * memory.
  */
@@ -112,7 +115,20 @@ void coll_rdma_request_watch_setup(mca_coll_rdma_module_t *m);
  */
 int coll_rdma_request_setup_progress(mca_coll_rdma_module_t *m);
 
-/** The module is being destroyed: stop progressing it, drop its kept requests. */
+/**
+ * m's set-up ended inside the progress callback (lock held): its reference
+ * on the communicator (m->setup_comm) is dropped once the callback's pass is
+ * over, where no frame of coll/rdma is below.
+ */
+void coll_rdma_request_setup_ended(mca_coll_rdma_module_t *m);
+
+/** Drop the reference m's set-up held on its communicator (m->setup_comm),
+ * if any; may destroy m.  From where no frame of coll/rdma uses m after. */
+void coll_rdma_request_setup_release(mca_coll_rdma_module_t *m);
+
+/** The module is being destroyed (nothing of it pending: every request and
+ * the set-up hold its communicator): stop progressing it, drop its kept
+ * requests. */
 void coll_rdma_request_module_gone(mca_coll_rdma_module_t *module);
 
 /** Mark a nonblocking or persistent request complete (its operation ended). */

@@ -79,7 +79,7 @@ static void early_decide(coll_rdma_request_t *req)
     coll_rdma_stats_t stats;
     int why = COLL_RDMA_WHY_WINDOW, alg = COLL_RDMA_ALG_FALLBACK;
 
-    if (COLL_RDMA_WINDOW_READY == m->window_state) {
+    if (NULL != m->window) { /* ready, or being published (setup_progress_locked) */
         alg = coll_rdma_call_decide(m, comm, &c, &why);
     }
     if (COLL_RDMA_ALG_FALLBACK == alg) {
@@ -130,21 +130,31 @@ static void resolve_deferred(mca_coll_rdma_module_t *m)
     }
 }
 
-static int setup_progress_locked(mca_coll_rdma_module_t *m)
+/*
+ * Advance m's set-up (lock held).  Once it ended: start the requests that
+ * waited for it, in call order, and only then publish the window's state,
+ * so that no call reading it (another thread's blocking call) starts before
+ * them.  Returns the window state; *ended: it ended in this call (the
+ * caller drops the set-up's reference on the communicator, m->setup_comm).
+ */
+static int setup_progress_locked(mca_coll_rdma_module_t *m, bool *ended)
 {
     int state;
 
+    *ended = false;
     if (m->setup_busy) {
         return COLL_RDMA_WINDOW_SETUP; /* re-entered from the exchange's own progress */
     }
     m->setup_busy = true;
     state = coll_rdma_module_setup_test(m);
-    if (COLL_RDMA_WINDOW_SETUP != state) {
+    if (COLL_RDMA_WINDOW_SETUP == m->window_state && COLL_RDMA_WINDOW_SETUP != state) {
         resolve_deferred(m);
+        coll_rdma_module_publish(m, state);
         if (m->setup_watched) {
             m->setup_watched = false;
             coll_rdma_request_active(-1);
         }
+        *ended = true;
         (void) coll_rdma_queue_progress(&m->queue);
     }
     m->setup_busy = false;
@@ -153,11 +163,16 @@ static int setup_progress_locked(mca_coll_rdma_module_t *m)
 
 int coll_rdma_request_setup_progress(mca_coll_rdma_module_t *m)
 {
+    bool ended;
     int state;
 
     coll_rdma_request_lock();
-    state = setup_progress_locked(m);
+    state = setup_progress_locked(m, &ended);
     coll_rdma_request_unlock();
+    if (ended) {
+        /* the application's call on m's communicator holds it too */
+        coll_rdma_request_setup_release(m);
+    }
     return state;
 }
 
@@ -306,9 +321,13 @@ static int poll_inner(mca_coll_rdma_module_t *m)
 static int early_tick(mca_coll_rdma_module_t *m)
 {
     int events = 0;
+    bool ended;
 
     if (COLL_RDMA_WINDOW_SETUP == __atomic_load_n(&m->window_state, __ATOMIC_ACQUIRE)) {
-        (void) setup_progress_locked(m);
+        (void) setup_progress_locked(m, &ended);
+        if (ended) {
+            coll_rdma_request_setup_ended(m); /* released after the callback's pass */
+        }
     }
     if (NULL != m->inner_head) {
         events += poll_inner(m);

@@ -7,15 +7,23 @@
  *            the window (allocated with this rank's configuration and
  *            every sequence word empty), the header {ok, blob size, every
  *            configuration parameter, the staleness asked, the op
- *            self-test's findings}; iallgather of the headers
- *   headers  every rank ok and every parameter equal, else no window on any
- *            rank; the agreed staleness and op findings; iallgatherv of the
- *            blobs {window base, packed rkey, worker address}
- *   blobs    attach the peers (lazily: those on this node and one off it);
- *            iallgather of {connected, maps every peer, emulated puts, the
- *            node map's leader and hash}
+ *            self-test's findings} and its address {window base, packed
+ *            rkey, worker address}; exchange of these records
+ *   records  every rank ok and every parameter equal, else no window on any
+ *            rank (every rank sees the same records: all end here alike);
+ *            the agreed staleness and op findings; attach the peers
+ *            (lazily: those on this node and one off it); exchange of
+ *            {connected, maps every peer, emulated puts, the node map's
+ *            leader and hash} (a rank that ran out of memory here says "not
+ *            connected": the failure travels in the exchange that exists)
  *   attached a peer that failed to connect anywhere means no window
  *            anywhere; else the window, all_direct, emulated and the node map
+ *
+ * The exchanges are coll/rdma's own (coll_rdma_exchange.h), on the PML with
+ * tags no other code uses: they take no tag of the previous component's
+ * counter, so that a set-up begun at a blocking call shifts nothing that
+ * Open MPI's own nonblocking collectives (made from inside opal_progress at
+ * moments that differ between ranks) count on.
  *
  * Below min_comm_size a rank takes part in the agreement without a window:
  * deciding it in comm_query instead would hang the job when the parameter
@@ -29,6 +37,7 @@
 #include "coll_rdma_setup.h"
 #include "coll_rdma_agree.h"
 #include "coll_rdma_compat.h"
+#include "coll_rdma_exchange.h"
 #include "coll_rdma_op.h"
 #include "coll_rdma_topo.h"
 #include "coll_rdma_ucx.h"
@@ -37,18 +46,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompi/mca/pml/pml.h"
 #include "opal/runtime/opal_progress.h"
 
 /* Bytes of the address (window base, packed rkey, worker address) a record
  * carries: 160 over shared memory and TCP here, a few hundred over
- * InfiniBand.  Every rank's record has the same size (a persistent
- * allgather, made when the set-up starts); an address that does not fit
- * leaves the communicator without a window on every rank, with a warning. */
+ * InfiniBand.  Every rank's record has the same size (the exchange's
+ * receives are posted before any record is known); an address that does not
+ * fit leaves the communicator without a window on every rank, said once. */
 #define ADDRESS_MAX 1024
 
-/* What every rank brings: its header and its address. */
+/* Why a rank has no window (a record's `why`), for the one line per job
+ * that says so (report()). */
+enum {
+    NOWIN_NONE = 0,
+    NOWIN_SMALL,   /* below coll_rdma_min_comm_size: on purpose, said at verbose 1 only */
+    NOWIN_UCX,     /* UCX could not be started in this process */
+    NOWIN_ALLOC,   /* the window could not be allocated */
+    NOWIN_ADDRESS, /* its address does not fit a record */
+    NOWIN_CONNECT, /* it could not attach a peer, or ran out of memory attaching */
+    NOWIN_CAUSES
+};
+
+/* What every rank brings: its header, why it has no window, its address. */
 typedef struct record {
     coll_rdma_header_t header;
+    int64_t why;
     char address[ADDRESS_MAX];
 } record_t;
 
@@ -57,12 +80,12 @@ enum { STAGE_PREPARED, STAGE_RECORDS, STAGE_ATTACHED, STAGE_DONE };
 struct coll_rdma_setup {
     coll_rdma_setup_args_t a;
     int size, rank, stage;
-    /* the two exchanges, persistent requests of the previous component made
-     * at its begin (their tags reserved in call order on every rank: see
-     * coll_rdma_setup_begin()), the second started once the first ended */
-    ompi_request_t *gather_records, *gather_attached;
+    /* the two exchanges (coll_rdma_exchange.h), the second started once the
+     * first ended; made at prepare, so that starting them allocates nothing */
+    coll_rdma_exchange_t records_x, attached_x;
     coll_rdma_window_t *win;     /* this rank's window (NULL: none) */
     record_t mine, *records;
+    coll_rdma_header_t *headers; /* the records' headers, side by side */
     int *displs;
     char *blobs;                 /* every rank's address, packed */
     size_t total;                /* their bytes */
@@ -70,46 +93,27 @@ struct coll_rdma_setup {
     int64_t *leader_of;
     uint64_t *map_hash;
     bool agreed;
+    int nowin_rank, nowin_why; /* the first rank without a window, and why */
 };
-
-static void free_request(ompi_request_t **req)
-{
-    if (MPI_REQUEST_NULL != *req) {
-        ompi_request_free(req);
-        *req = MPI_REQUEST_NULL;
-    }
-}
 
 static void setup_release(coll_rdma_setup_t *s)
 {
-    free_request(&s->gather_records);
-    free_request(&s->gather_attached);
+    coll_rdma_exchange_fini(&s->records_x);
+    coll_rdma_exchange_fini(&s->attached_x);
     free(s->records);
+    free(s->headers);
     free(s->displs);
     free(s->blobs);
     free(s->oks);
     free(s->leader_of);
     free(s->map_hash);
     s->records = NULL;
+    s->headers = NULL;
     s->displs = NULL;
     s->blobs = NULL;
     s->oks = NULL;
     s->leader_of = NULL;
     s->map_hash = NULL;
-}
-
-/* A persistent allgather of `bytes` bytes per rank. */
-static int gather_init(coll_rdma_setup_t *s, const void *mine, void *all, size_t bytes,
-                       ompi_request_t **req)
-{
-    return s->a.exchange.allgather_init(mine, (int) bytes, MPI_BYTE, all, (int) bytes, MPI_BYTE,
-                                        s->a.comm, (struct ompi_info_t *) MPI_INFO_NULL, req,
-                                        s->a.exchange.allgather_init_module);
-}
-
-static int start(ompi_request_t **req)
-{
-    return (*req)->req_start(1, req);
 }
 
 /* The local part: everything this rank brings to the first exchange. */
@@ -123,6 +127,7 @@ static void local_part(coll_rdma_setup_t *s)
      * last: the other regions lie alike whatever ranks asked) */
     h->staleness = coll_rdma_agree_staleness_asked(s->a.comm);
     cfg->allreduce_staleness = h->staleness > 0 ? (int) h->staleness : 0;
+    s->mine.why = NOWIN_SMALL;
     if (s->size >= cfg->min_comm_size) {
         /* what the warm-up calls left of the process's start */
         coll_rdma_ucx_lock();
@@ -130,7 +135,9 @@ static void local_part(coll_rdma_setup_t *s)
         coll_rdma_op_selftest();
         coll_rdma_ucx_unlock();
         coll_rdma_op_fallback_wrong(h->wrong);
+        s->mine.why = NOWIN_UCX;
         if (OMPI_SUCCESS == rc) {
+            s->mine.why = NOWIN_ALLOC;
             s->win = coll_rdma_window_alloc(cfg, s->a.window_max_bytes, s->size, s->rank);
             if (NULL != s->win) {
                 s->win->poll_spins = s->a.poll_spins;
@@ -140,6 +147,7 @@ static void local_part(coll_rdma_setup_t *s)
     if (NULL != s->win) {
         h->blob_bytes = (int64_t) coll_rdma_window_blob_size(s->win);
         h->ok = h->blob_bytes <= ADDRESS_MAX;
+        s->mine.why = h->ok ? NOWIN_NONE : NOWIN_ADDRESS;
         if (h->ok) {
             coll_rdma_window_pack(s->win, s->mine.address);
         }
@@ -151,6 +159,7 @@ coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a)
 {
     coll_rdma_setup_t *s = calloc(1, sizeof(*s));
     int size = ompi_comm_size(a->comm);
+    int rc;
 
     if (NULL == s) {
         return NULL;
@@ -159,14 +168,18 @@ coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a)
     s->size = size;
     s->rank = ompi_comm_rank(a->comm);
     s->stage = STAGE_PREPARED;
-    s->gather_records = s->gather_attached = MPI_REQUEST_NULL;
+    rc = coll_rdma_exchange_init(&s->records_x, a->comm);
+    if (OMPI_SUCCESS == rc) {
+        rc = coll_rdma_exchange_init(&s->attached_x, a->comm);
+    }
     s->records = malloc(size * sizeof(*s->records));
+    s->headers = malloc(size * sizeof(*s->headers));
     s->displs = calloc(size, sizeof(int));
     s->oks = calloc(size, sizeof(coll_rdma_attached_t));
     s->leader_of = calloc(size, sizeof(int64_t));
     s->map_hash = calloc(size, sizeof(uint64_t));
-    if (NULL == s->records || NULL == s->displs || NULL == s->oks || NULL == s->leader_of
-        || NULL == s->map_hash) {
+    if (OMPI_SUCCESS != rc || NULL == s->records || NULL == s->headers || NULL == s->displs
+        || NULL == s->oks || NULL == s->leader_of || NULL == s->map_hash) {
         setup_release(s);
         free(s);
         return NULL;
@@ -176,14 +189,11 @@ coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a)
 }
 
 /*
- * Both exchanges are made here, as persistent requests, though the second
- * starts only once the first ended: Open MPI's nonblocking collectives take
- * a tag from the communicator's counter when they are made (libnbc,
- * ompi_coll_base_nbc_reserve_tags), so one made later, inside opal_progress,
- * could take its tag before or after an MPI_Igatherv the application makes
- * on the same communicator meanwhile, depending on timing, and the ranks'
- * tags would no longer match.  Made at this call, the same on every rank,
- * they hold their tags; starting a persistent request takes none.
+ * The first exchange starts at the set-up call, on every rank the same
+ * call of the communicator; the second once the first ended, inside
+ * opal_progress.  Neither takes a tag of the previous component's counter
+ * (coll_rdma_exchange.h): the calls the application and Open MPI make of it
+ * meanwhile keep their tags on every rank.
  */
 int coll_rdma_setup_begin(coll_rdma_setup_t *s)
 {
@@ -197,13 +207,8 @@ int coll_rdma_setup_begin(coll_rdma_setup_t *s)
         local_part(s);
     }
     s->stage = STAGE_RECORDS;
-    rc = gather_init(s, &s->mine, s->records, sizeof(s->mine), &s->gather_records);
-    if (OMPI_SUCCESS == rc) {
-        rc = gather_init(s, &s->ok, s->oks, sizeof(s->ok), &s->gather_attached);
-    }
-    if (OMPI_SUCCESS == rc) {
-        rc = start(&s->gather_records);
-    }
+    rc = coll_rdma_exchange_start(&s->records_x, COLL_RDMA_TAG_SETUP_RECORDS, &s->mine,
+                                  s->records, sizeof(s->mine));
     if (OMPI_SUCCESS != rc) {
         /* cannot even take part in the agreement: the job cannot go on */
         coll_rdma_window_free(s->win);
@@ -214,59 +219,60 @@ int coll_rdma_setup_begin(coll_rdma_setup_t *s)
     return rc;
 }
 
-/* Records gathered: agree; then attach the peers and say how it went
- * (*more false: no window anywhere, nothing more to exchange). */
+/*
+ * Records in: agree; then attach the peers and say how it went in the second
+ * exchange (*more false: no window anywhere, nothing more to exchange).
+ * Every rank sees the same records, so every rank decides alike whether the
+ * second exchange happens; after that decision nothing here may keep a rank
+ * out of it: a rank that runs out of memory takes part saying "not
+ * connected", and every rank then agrees on no window.
+ */
 static int after_records(coll_rdma_setup_t *s, bool *more)
 {
-    coll_rdma_header_t *headers = malloc(s->size * sizeof(*headers));
-    int rc;
+    int rc = OMPI_ERR_OUT_OF_RESOURCE;
 
     *more = false;
-    if (NULL == headers) {
-        return OMPI_ERR_OUT_OF_RESOURCE; /* the peers wait for the second exchange */
-    }
     for (int i = 0; i < s->size; ++i) {
-        headers[i] = s->records[i].header;
-        if (0 == s->rank && headers[i].blob_bytes > ADDRESS_MAX) {
-            coll_rdma_output("warning: rank %d's UCX address takes %lld bytes, more than the "
-                             "%d the set-up exchanges: coll/rdma hands communicator %s on",
-                             i, (long long) headers[i].blob_bytes, ADDRESS_MAX,
-                             s->a.comm->c_name);
-        }
+        s->headers[i] = s->records[i].header;
     }
-    if (!coll_rdma_agree_headers(headers, s->size, s->rank)) {
-        free(headers);
+    if (!coll_rdma_agree_headers(s->headers, s->size, s->rank)) {
+        for (int i = 0; i < s->size && NOWIN_NONE == s->nowin_why; ++i) {
+            s->nowin_rank = i;
+            s->nowin_why = (int) s->records[i].why;
+        }
         return OMPI_SUCCESS;
     }
-    s->a.cfg->allreduce_staleness = coll_rdma_agree_staleness(headers, s->size, s->rank);
+    s->a.cfg->allreduce_staleness = coll_rdma_agree_staleness(s->headers, s->size, s->rank);
     /* Where the fallback is wrong on any rank, its result is wrong: every
      * rank serves such calls, and decides alike from the same union. */
     for (int i = 0; i < s->size; ++i) {
         for (int f = 0; f < OMPI_OP_BASE_FORTRAN_OP_MAX; ++f) {
-            s->a.fallback_wrong[f] |= headers[i].wrong[f];
+            s->a.fallback_wrong[f] |= s->headers[i].wrong[f];
         }
         s->displs[i] = (int) s->total;
-        s->total += (size_t) headers[i].blob_bytes;
+        s->total += (size_t) s->headers[i].blob_bytes;
     }
-    free(headers);
     /* the addresses packed: the window keeps them while peers are left for
      * their first use (coll_rdma_window_attach) */
     s->blobs = malloc(s->total);
-    if (NULL == s->blobs) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    for (int i = 0; i < s->size; ++i) {
-        memcpy(s->blobs + s->displs[i], s->records[i].address,
-               (size_t) s->records[i].header.blob_bytes);
+    if (NULL != s->blobs) {
+        for (int i = 0; i < s->size; ++i) {
+            memcpy(s->blobs + s->displs[i], s->records[i].address,
+                   (size_t) s->records[i].header.blob_bytes);
+        }
+        rc = coll_rdma_window_attach(s->win, s->a.comm, &s->blobs, &s->displs,
+                                     s->a.lazy_connect);
     }
     free(s->records);
     s->records = NULL;
-    rc = coll_rdma_window_attach(s->win, s->a.comm, &s->blobs, &s->displs, s->a.lazy_connect);
+    /* a peer that failed to connect (or ran out of memory) must not be
+     * written to by others: it says so, and every rank goes without */
     coll_rdma_agree_attached(s->win, s->a.cfg->debug_node_ranks, OMPI_SUCCESS == rc, &s->ok);
-    /* a peer that failed to connect must not be written to by others */
     *more = true;
-    return start(&s->gather_attached);
+    return coll_rdma_exchange_start(&s->attached_x, COLL_RDMA_TAG_SETUP_ATTACHED, &s->ok, s->oks,
+                                    sizeof(s->ok));
 }
+
 /* Every rank said how attaching went: the window, or none anywhere. */
 static void after_attached(coll_rdma_setup_t *s)
 {
@@ -283,6 +289,10 @@ static void after_attached(coll_rdma_setup_t *s)
     }
     win->all_direct = true;
     for (int i = 0; i < s->size; ++i) {
+        if (s->agreed && !(s->oks[i].ok & 1)) {
+            s->nowin_rank = i;
+            s->nowin_why = NOWIN_CONNECT;
+        }
         s->agreed = s->agreed && (s->oks[i].ok & 1);
         win->all_direct = win->all_direct && (s->oks[i].ok & 2);
         win->emulated = win->emulated || (s->oks[i].ok & 4);
@@ -292,12 +302,71 @@ static void after_attached(coll_rdma_setup_t *s)
     }
 }
 
+/*
+ * A communicator left without a window by a rank that could not have one is
+ * said at verbose 0, once per job and cause, by world rank 0 where it is a
+ * member (a user who turned coll/rdma on learns that it does nothing here,
+ * and why); below min_comm_size, and every communicator, at verbose 1.
+ */
+static void say_no_window(const coll_rdma_setup_t *s)
+{
+    static bool said[NOWIN_CAUSES];
+    struct ompi_communicator_t *comm = s->a.comm;
+    int r = s->nowin_rank, why = s->nowin_why;
+    unsigned world = (unsigned) ompi_comm_peer_lookup(comm, r)->super.proc_name.vpid;
+    char cause[160];
+    bool first = OMPI_PROC_MY_NAME->vpid == 0 && why > NOWIN_SMALL && why < NOWIN_CAUSES
+                 && !said[why];
+
+    if (!first && !(0 == s->rank && coll_rdma_verbose(1))) {
+        return;
+    }
+    switch (why) {
+    case NOWIN_SMALL:
+        snprintf(cause, sizeof(cause), "%d ranks, below coll_rdma_min_comm_size", s->size);
+        break;
+    case NOWIN_UCX:
+        snprintf(cause, sizeof(cause), "UCX could not be started at its rank %d (world rank %u)",
+                 r, world);
+        break;
+    case NOWIN_ALLOC:
+        snprintf(cause, sizeof(cause),
+                 "its rank %d (world rank %u) could not allocate its window (/dev/shm full, "
+                 "the descriptor limit or coll_rdma_window_max_bytes: verbose 1 says which)",
+                 r, world);
+        break;
+    case NOWIN_ADDRESS:
+        snprintf(cause, sizeof(cause),
+                 "the UCX address of its rank %d (world rank %u) is longer than the %d bytes "
+                 "the set-up exchanges", r, world, ADDRESS_MAX);
+        break;
+    case NOWIN_CONNECT:
+        snprintf(cause, sizeof(cause),
+                 "its rank %d (world rank %u) could not attach a peer's window", r, world);
+        break;
+    default:
+        snprintf(cause, sizeof(cause), "the ranks' configurations differ (said above)");
+        break;
+    }
+    if (why > NOWIN_NONE && why < NOWIN_CAUSES) {
+        said[why] = true;
+    }
+    coll_rdma_output("no window on communicator %s (size %d): %s; its collectives go to the "
+                     "previous component%s", comm->c_name, s->size, cause,
+                     first && !coll_rdma_verbose(1) ? " (said once per job and cause; "
+                                                      "coll_rdma_verbose 1 names each communicator)"
+                                                    : "");
+}
+
 /* What rank 0 says about the result. */
 static void report(const coll_rdma_setup_t *s)
 {
     const coll_rdma_window_t *win = s->win;
     struct ompi_communicator_t *comm = s->a.comm;
 
+    if (!s->agreed) {
+        say_no_window(s);
+    }
     if (0 != s->rank) {
         return;
     }
@@ -312,15 +381,10 @@ static void report(const coll_rdma_setup_t *s)
                          "first put or get", comm->c_name, s->size, win->size, s->total,
                          win->nattached, s->size - 1 - win->nremote, win->npending);
     }
-    if (!s->agreed && coll_rdma_verbose(1)) {
-        coll_rdma_output("no window on communicator %s (size %d): every call falls back",
-                         comm->c_name, s->size);
-    }
 }
 
 int coll_rdma_setup_test(coll_rdma_setup_t *s, coll_rdma_window_t **win)
 {
-    ompi_request_t **req;
     int rc = OMPI_SUCCESS;
     bool more = true;
 
@@ -329,13 +393,12 @@ int coll_rdma_setup_test(coll_rdma_setup_t *s, coll_rdma_window_t **win)
         return OMPI_SUCCESS; /* finished before: the window went to the first caller */
     }
     while (STAGE_DONE != s->stage && OMPI_SUCCESS == rc) {
-        req = STAGE_RECORDS == s->stage ? &s->gather_records : &s->gather_attached;
-        /* only the flag: ompi_request_test would call opal_progress, and
-         * this runs inside it (the request layer's callback) */
-        if (!REQUEST_COMPLETE(*req)) {
-            return OMPI_ERR_WOULD_BLOCK;
+        /* without waiting or calling opal_progress: this runs inside it (the
+         * request layer's callback) */
+        rc = coll_rdma_exchange_test(STAGE_RECORDS == s->stage ? &s->records_x : &s->attached_x);
+        if (OMPI_ERR_WOULD_BLOCK == rc) {
+            return rc;
         }
-        rc = (*req)->req_status.MPI_ERROR;
         if (OMPI_SUCCESS != rc) {
             break;
         }
@@ -362,19 +425,54 @@ int coll_rdma_setup_test(coll_rdma_setup_t *s, coll_rdma_window_t **win)
     return rc;
 }
 
+/*
+ * A rank that cannot prepare its part (out of memory) still takes part in
+ * the first exchange, so that its peers learn it has no window instead of
+ * waiting for its record: one record saying so, made once per process
+ * (the configuration is the process's), sent to every peer, and every
+ * peer's record received into one scratch record nobody reads.  Requests
+ * are freed at once (the PML frees them when they complete): nothing here
+ * allocates but the PML's requests.
+ */
+int coll_rdma_setup_refuse(struct ompi_communicator_t *comm, coll_rdma_config_t *cfg)
+{
+    static record_t refusal, scratch;
+    static int made = 0;
+    int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm), rc = OMPI_SUCCESS;
+
+    coll_rdma_ucx_lock();
+    if (!made) {
+        refusal.why = NOWIN_ALLOC;
+        coll_rdma_agree_config(cfg, refusal.header.config);
+        made = 1;
+    }
+    coll_rdma_ucx_unlock();
+    for (int i = 1; i < size && OMPI_SUCCESS == rc; ++i) {
+        ompi_request_t *req;
+        rc = MCA_PML_CALL(irecv(&scratch, sizeof(scratch), MPI_BYTE, (rank + size - i) % size,
+                                COLL_RDMA_TAG_SETUP_RECORDS, comm, &req));
+        if (OMPI_SUCCESS == rc) {
+            ompi_request_free(&req);
+            rc = MCA_PML_CALL(isend(&refusal, sizeof(refusal), MPI_BYTE, (rank + i) % size,
+                                    COLL_RDMA_TAG_SETUP_RECORDS, MCA_PML_BASE_SEND_STANDARD,
+                                    comm, &req));
+        }
+        if (OMPI_SUCCESS == rc) {
+            ompi_request_free(&req);
+        }
+    }
+    return rc;
+}
+
 void coll_rdma_setup_free(coll_rdma_setup_t *s)
 {
-    coll_rdma_window_t *win = NULL;
-
     if (NULL == s) {
         return;
     }
-    /* the communicator goes: its window, if the set-up ends with one, too */
-    while (STAGE_PREPARED != s->stage && OMPI_ERR_WOULD_BLOCK == coll_rdma_setup_test(s, &win)) {
-        opal_progress();
-    }
-    coll_rdma_window_free(win);
-    coll_rdma_window_free(s->win); /* prepared, never begun */
+    /* prepared and never begun, or finished; one still exchanging cannot
+     * be here (the module holds its communicator while it runs), and would
+     * have its receives cancelled by setup_release */
+    coll_rdma_window_free(s->win);
     setup_release(s);
     free(s);
 }

@@ -3,8 +3,9 @@
  * (coll_rdma_setup.c): agree on the configuration, lay out and allocate this
  * rank's window, exchange the addresses, attach the peers, agree on the
  * result.  One descent, in stages: the local part at start, then two
- * exchanges through the previous component's persistent allgather, the
- * second started when the first completed, tested without blocking.
+ * exchanges (coll_rdma_exchange.h: allgathers over the PML on tags of
+ * coll/rdma's own), the second started when the first completed, tested
+ * without blocking.
  * Below the module, above the window and the transport; reads no global of
  * the component (everything it needs comes in coll_rdma_setup_args_t).
  */
@@ -21,14 +22,6 @@
 
 struct coll_rdma_window;
 
-/* The exchanges a set-up runs: the previous component's persistent allgather
- * on the communicator (coll/libnbc in Open MPI 4.1, 5.0 and 6.0), made at
- * the set-up's start and started one after the other. */
-typedef struct coll_rdma_setup_exchange {
-    mca_coll_base_module_allgather_init_fn_t allgather_init;
-    mca_coll_base_module_t *allgather_init_module;
-} coll_rdma_setup_exchange_t;
-
 /* What a set-up is given, and where its agreed results go. */
 typedef struct coll_rdma_setup_args {
     struct ompi_communicator_t *comm;
@@ -41,7 +34,6 @@ typedef struct coll_rdma_setup_args {
     size_t window_max_bytes; /* this rank's cap (0: none); need not agree */
     int poll_spins;
     bool lazy_connect;
-    coll_rdma_setup_exchange_t exchange;
 } coll_rdma_setup_args_t;
 
 typedef struct coll_rdma_setup coll_rdma_setup_t;
@@ -50,20 +42,25 @@ typedef struct coll_rdma_setup coll_rdma_setup_t;
  * Prepare the set-up of a->comm's window on this rank, without any
  * communication: what is left of starting UCX and the op self-test, this
  * rank's window (about 1 ms at 2 ranks: ucp_mem_map writes the whole shared
- * memory file), its address.  The module does it at the communicator's last
- * warm-up call, so that the set-up call pays for less.  NULL when out of
- * memory (the caller goes on without a window... on every rank alike, since
- * it then fails the agreement: see coll_rdma_setup_begin()).
+ * memory file), its address, and everything the exchanges need, so that
+ * nothing after the agreement allocates but the attach.  The module does it
+ * at the communicator's last warm-up call, so that the set-up call pays for
+ * less.  NULL when out of memory: this rank then cannot take part in the
+ * set-up at all, and its peers would wait for its records; the module
+ * treats it as fatal for the communicator (no window on this rank; the job
+ * hangs at the next call the peers serve), which only an allocation of a
+ * few KiB failing can cause.
  */
 coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a);
 
 /**
  * Begin the prepared set-up's exchanges: collective over the communicator,
  * every rank must begin it at the same collective call (the module counts
- * them).  Makes both exchanges and starts the first; never waits for
- * another rank.  Returns OMPI_SUCCESS, or an error when it could not even
- * take part in the first exchange (the job cannot go on then; the set-up is
- * finished, without a window).
+ * them).  Starts the first exchange (posted now, in call order; it takes no
+ * tag of the previous component: coll_rdma_exchange.h); never waits for
+ * another rank.  Returns OMPI_SUCCESS, or the PML's error when it could not
+ * even take part in the first exchange (the job cannot go on then; the
+ * set-up is finished, without a window).
  */
 int coll_rdma_setup_begin(coll_rdma_setup_t *s);
 
@@ -81,10 +78,21 @@ int coll_rdma_setup_begin(coll_rdma_setup_t *s);
 int coll_rdma_setup_test(coll_rdma_setup_t *s, struct coll_rdma_window **win);
 
 /**
- * Free a set-up: prepared only, finished by coll_rdma_setup_test(), or
- * still exchanging, which is driven to its end first (a communicator freed
- * while its set-up runs: MPI_Comm_free is collective, every rank comes).
+ * Free a set-up: prepared only (its window with it), or finished by
+ * coll_rdma_setup_test().  Not one still exchanging: the module holds a
+ * reference on the communicator while its set-up runs, so the communicator
+ * (and the module) cannot go before it ended.
  */
 void coll_rdma_setup_free(coll_rdma_setup_t *s);
+
+/**
+ * This rank cannot prepare its part of comm's set-up (out of memory): take
+ * part in the first exchange anyway, saying "no window" with this process's
+ * configuration `cfg`, so that every rank agrees on none instead of waiting
+ * for this rank's record.  Call it at the set-up call, where every rank
+ * begins.  Allocates nothing but the PML's requests; returns OMPI_SUCCESS or
+ * the PML's error.
+ */
+int coll_rdma_setup_refuse(struct ompi_communicator_t *comm, coll_rdma_config_t *cfg);
 
 #endif /* COLL_RDMA_SETUP_H */
