@@ -5,8 +5,10 @@
  * dup'ed communicator whose window is set up: barrier, ibarrier + wait,
  * barrier_init start + wait, allreduce of one double (SUM), iallreduce +
  * wait, allreduce_init start + wait, bcast of one double from rank 0,
- * ibcast + wait, bcast_init start + wait.  Prints "<mode> <us per call>" on rank
- * 0, the slowest rank's mean.
+ * ibcast + wait, bcast_init start + wait; and iallreduce + wait on a
+ * communicator that never sees a blocking call (its set-up made by
+ * MPI_Iallreduce: coll/rdma's tag span never ends there, docs/design.md
+ * "Tags").  Prints "<mode> <us per call>" on rank 0, the slowest rank's mean.
  *
  *     mpicc -O2 -o small_probe bench/small_probe.c
  *     mpirun -np 2 --bind-to core ./small_probe [ITERS]
@@ -25,17 +27,18 @@
 enum {
     BARRIER, IBARRIER, BARRIER_INIT,
     ALLREDUCE, IALLREDUCE, ALLREDUCE_INIT,
-    BCAST, IBCAST, BCAST_INIT, NMODES
+    BCAST, IBCAST, BCAST_INIT, IALLREDUCE_NBONLY, NMODES
 };
 static const char *const names[NMODES] = {"barrier",   "ibarrier",   "barrier_init",
                                           "allreduce", "iallreduce", "allreduce_init",
-                                          "bcast",     "ibcast",     "bcast_init"};
+                                          "bcast",     "ibcast",     "bcast_init",
+                                          "iallreduce_nbonly"};
 
 int main(int argc, char **argv)
 {
     int rank, iters;
     double in, out, t[NMODES], tmax[NMODES];
-    MPI_Comm comm;
+    MPI_Comm comm, nbcomm;
     double b = 0;
     MPI_Request r, pa, pb, pc;
 
@@ -47,6 +50,11 @@ int main(int argc, char **argv)
     for (int i = 0; i < 100; ++i) {
         MPI_Barrier(comm); /* past coll/rdma's window set-up (16 calls by default) */
     }
+    MPI_Comm_dup(MPI_COMM_WORLD, &nbcomm);
+    for (int i = 0; i < 100; ++i) { /* its set-up by nonblocking calls only */
+        MPI_Iallreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, nbcomm, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
     MPI_Allreduce_init(&in, &out, 1, MPI_DOUBLE, MPI_SUM, comm, MPI_INFO_NULL, &pa);
     MPI_Barrier_init(comm, MPI_INFO_NULL, &pb);
     MPI_Bcast_init(&b, 1, MPI_DOUBLE, 0, comm, MPI_INFO_NULL, &pc);
@@ -54,7 +62,7 @@ int main(int argc, char **argv)
         for (int timed = 0; timed < 2; ++timed) {
             int n = timed ? iters : iters / 10;
             double t0;
-            MPI_Barrier(comm);
+            MPI_Barrier(MPI_COMM_WORLD);
             t0 = MPI_Wtime();
             for (int i = 0; i < n; ++i) {
                 switch (m) {
@@ -72,7 +80,11 @@ int main(int argc, char **argv)
                     MPI_Ibcast(&b, 1, MPI_DOUBLE, 0, comm, &r);
                     MPI_Wait(&r, MPI_STATUS_IGNORE);
                     break;
-                default: MPI_Start(&pc); MPI_Wait(&pc, MPI_STATUS_IGNORE); break;
+                case BCAST_INIT: MPI_Start(&pc); MPI_Wait(&pc, MPI_STATUS_IGNORE); break;
+                default:
+                    MPI_Iallreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, nbcomm, &r);
+                    MPI_Wait(&r, MPI_STATUS_IGNORE);
+                    break;
                 }
             }
             t[m] = (MPI_Wtime() - t0) / n * 1e6;
@@ -88,6 +100,7 @@ int main(int argc, char **argv)
     MPI_Request_free(&pb);
     MPI_Request_free(&pc);
     MPI_Comm_free(&comm);
+    MPI_Comm_free(&nbcomm);
     MPI_Finalize();
     return 0;
 }

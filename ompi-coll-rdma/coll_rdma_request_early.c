@@ -44,6 +44,7 @@ static void early_release(coll_rdma_request_t *req)
     if (MPI_REQUEST_NULL != req->inner) {
         ompi_request_free(&req->inner);
         req->inner = MPI_REQUEST_NULL;
+        coll_rdma_stats_fallback_request(false);
     }
     req->early = false;
 }
@@ -280,6 +281,7 @@ int coll_rdma_request_early(mca_coll_rdma_module_t *m, struct ompi_communicator_
         (void) req->super.super.req_free(&r);
         return rc;
     }
+    coll_rdma_stats_fallback_request(true);
     retain_call(&req->call, true);
     req->super.super.req_free = early_free;
     req->super.super.req_start = early_start_all;

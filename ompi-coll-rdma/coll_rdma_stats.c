@@ -59,6 +59,11 @@ void coll_rdma_stats_served(coll_rdma_stats_t *l, int kind, int coll, int alg, s
     }
 }
 
+void coll_rdma_stats_fallback_request(bool made)
+{
+    stat_add(made ? &counters.fallbacks_made : &counters.fallbacks_freed, 1);
+}
+
 void coll_rdma_stats_ssp_ages(const uint64_t *ages)
 {
     for (int age = 0; age <= COLL_RDMA_STALENESS_MAX; ++age) {
@@ -132,6 +137,12 @@ void coll_rdma_stats_print(const char *const *coll_names, const char *const *alg
         }
     }
     print_ages(c->ssp_ages);
+    if (c->fallbacks_made > 0) {
+        coll_rdma_output("early fallbacks: made=%llu freed=%llu (persistent requests of the "
+                         "previous component)",
+                         (unsigned long long) c->fallbacks_made,
+                         (unsigned long long) c->fallbacks_freed);
+    }
     if (c->allreduce_nway_not_adaptable > 0) {
         /* also counted above as "allreduce bruck" */
         coll_rdma_output("allreduce nway_not_adaptable: calls=%llu (served by bruck)",

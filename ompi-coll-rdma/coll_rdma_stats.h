@@ -23,6 +23,10 @@ typedef struct coll_rdma_counters {
     /* stale-synchronous allreduce calls by age (the caller's iteration minus
      * the oldest contribution's), added by each module when it goes */
     uint64_t ssp_ages[COLL_RDMA_STALENESS_MAX + 1];
+    /* persistent requests of the previous component made as early requests'
+     * fallbacks, and freed: equal at the end of a run that freed its requests
+     * (the leak check counts them against what its suppression hides) */
+    uint64_t fallbacks_made, fallbacks_freed;
 } coll_rdma_counters_t;
 
 /** Counters a call adds to, and by how much: a standing or kept operation
@@ -52,6 +56,9 @@ void coll_rdma_stats_served(coll_rdma_stats_t *l, int kind, int coll, int alg, s
 
 /** Add the counters of list *l. */
 void coll_rdma_stats_apply(const coll_rdma_stats_t *l);
+
+/** One more early request's fallback made (`made`) or freed (!made). */
+void coll_rdma_stats_fallback_request(bool made);
 
 /** Add a communicator's stale-synchronous calls by age (COLL_RDMA_STALENESS_MAX + 1 entries). */
 void coll_rdma_stats_ssp_ages(const uint64_t *ages);

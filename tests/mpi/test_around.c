@@ -1,0 +1,599 @@
+/*
+ * MPI's rules around a collective call (issue 35): what legal programs do
+ * with communicators and progress around coll/rdma's calls, with every
+ * result checked against a reference computed locally.
+ *
+ * Sections (--only a,b,...; default all):
+ *   idup     MPI_Comm_idup chains (1 to 3 outstanding) on a communicator
+ *            whose window is ready, while blocking collectives and starts of
+ *            persistent requests run on it and ranks progress at random
+ *            moments, MPI_Comm_split and MPI_Comm_create on it between the
+ *            chains (Open MPI 4.1.4 alone hangs when they are made while an
+ *            idup of the same parent is pending): Open MPI runs the
+ *            idups' communicator-ID agreement (MPI_Iallreduce on the
+ *            parent) from inside opal_progress, wherever each rank happens
+ *            to progress.  --nb-parent adds served nonblocking calls on the
+ *            parent while idups are pending (Open MPI 4.1.4 alone gets
+ *            those wrong: its libnbc takes the agreement's tag at a moment
+ *            that differs between ranks; coll/rdma serves them on its
+ *            window, where no tag is taken)
+ *   free     MPI_Comm_free with requests pending (on the window, early,
+ *            every collective at once), with persistent requests not yet
+ *            freed (made before the window and on it), and with a set-up in
+ *            flight whose only request was freed; one rank 20 ms late
+ *   skew     the set-up call (MPI_Ibarrier), then one rank progresses for
+ *            0.2 ms while another sleeps 20 ms and progresses, then served
+ *            nonblocking or persistent calls and calls the previous
+ *            component runs (MPI_Iscan, MPI_Igatherv, a user-defined op):
+ *            their tags must match on every rank
+ *   threads  MPI_THREAD_MULTIPLE: a thread that only progresses (MPI_Iprobe)
+ *            beside communicators crossing their set-up with a deferred
+ *            nonblocking call and then a blocking one
+ *   cid      MPI_Iallreduce of one MPI_INT with MPI_MAX/MPI_MIN (the shape
+ *            of Open MPI's own agreement, handed on) among served calls
+ * Options: --calls N (iterations per section), --warmup W (the
+ * coll_rdma_window_setup_calls the run uses: where the set-up call falls),
+ * --seed S, --nb-parent.
+ * Prints "test_around OK" (rank 0); exits non-zero on any error.
+ */
+#define _DEFAULT_SOURCE
+#include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "persistent_compat.h"
+
+static int rank, size, calls = 40, warmup = 16, nb_parent = 0;
+static unsigned seed = 11;
+static const char *only = NULL;
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        fprintf(stderr, "rank %d: FAIL ", rank);                                                   \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fprintf(stderr, "\n");                                                                     \
+        fflush(stderr);                                                                            \
+        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
+    } while (0)
+
+#define OK(call)                                                                                   \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (MPI_SUCCESS != rc_) {                                                                  \
+            FAIL("%s returned %d", #call, rc_);                                                    \
+        }                                                                                          \
+    } while (0)
+
+static int selected(const char *s) { return NULL == only || NULL != strstr(only, s); }
+
+static unsigned lrnd(unsigned *state)
+{
+    *state = *state * 1103515245u + 12345u;
+    return (*state >> 8) & 0xffffff;
+}
+
+/* Progress (MPI_Iprobe, which calls opal_progress) for `us` microseconds. */
+static void progress_for(MPI_Comm comm, int us)
+{
+    double until = MPI_Wtime() + us * 1e-6;
+    int flag;
+    do {
+        OK(MPI_Iprobe(MPI_ANY_SOURCE, 999, comm, &flag, MPI_STATUS_IGNORE));
+    } while (MPI_Wtime() < until);
+}
+
+/* Rank q's contribution to call i, and the sum over `n` ranks 0..n-1: exact in doubles. */
+static double contrib(int i, int q) { return (double) (i + 1) * (q + 1); }
+static double sum_of(int i, int n) { return (double) (i + 1) * n * (n + 1) / 2; }
+
+static void check_double(double got, double want, const char *what, int i)
+{
+    if (got != want) {
+        FAIL("%s call %d: %.17g, expected %.17g", what, i, got, want);
+    }
+}
+
+/* A blocking allreduce on comm, checked. */
+static void check_allreduce(MPI_Comm comm, int i, const char *what)
+{
+    int n, r;
+    double x, y = -1;
+    MPI_Comm_size(comm, &n);
+    MPI_Comm_rank(comm, &r);
+    x = contrib(i, r);
+    OK(MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, comm));
+    check_double(y, sum_of(i, n), what, i);
+}
+
+/* A fresh duplicate of the world, its window ready and its tag span over:
+ * warm-up calls, then the set-up call, blocking. */
+static MPI_Comm steady_dup(void)
+{
+    MPI_Comm d;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    for (int i = 0; i <= warmup; i++) {
+        OK(MPI_Barrier(d));
+    }
+    return d;
+}
+
+/* A fresh duplicate whose next collective call is its set-up call. */
+static MPI_Comm setup_next_dup(void)
+{
+    MPI_Comm d;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    for (int i = 0; i < warmup; i++) {
+        OK(MPI_Barrier(d));
+    }
+    return d;
+}
+
+/* ---- idup ----------------------------------------------------------------- */
+
+static void idup(int n)
+{
+    unsigned st = seed * 7919u + (unsigned) rank;
+    MPI_Comm d = steady_dup();
+    MPI_Request pr[2];
+    double px = 0, py = 0;
+    long pb[3];
+    int proot = 1 % size;
+    MPI_Group world_group, even_group;
+    int *evens = malloc(size * sizeof(int)), nevens = 0;
+
+    for (int q = 0; q < size; q += 2) {
+        evens[nevens++] = q;
+    }
+    OK(MPI_Comm_group(d, &world_group));
+    OK(MPI_Group_incl(world_group, nevens, evens, &even_group));
+    OK(MPI_Allreduce_init(&px, &py, 1, MPI_DOUBLE, MPI_SUM, d, MPI_INFO_NULL, &pr[0]));
+    OK(MPI_Bcast_init(pb, 3, MPI_LONG, proot, d, MPI_INFO_NULL, &pr[1]));
+    for (int it = 0; it < n; it++) {
+        int k = 1 + it % 3;
+        MPI_Comm nc[3];
+        MPI_Request r[3];
+        /* no progress between the idups of a batch: Open MPI 4.1.4 alone
+         * hangs when one rank progresses there (the agreements' libnbc
+         * requests of two pending idups then take their tags in another
+         * order on that rank) */
+        for (int j = 0; j < k; j++) {
+            OK(MPI_Comm_idup(d, &nc[j], &r[j]));
+        }
+        if (lrnd(&st) % 2) {
+            progress_for(MPI_COMM_WORLD, (int) (lrnd(&st) % 300));
+        }
+        OK(MPI_Barrier(d));
+        check_allreduce(d, it, "idup: allreduce on the parent");
+        if (lrnd(&st) % 3 == 0) {
+            progress_for(MPI_COMM_WORLD, (int) (lrnd(&st) % 300));
+        }
+        {
+            long b[2] = {-1, -1};
+            int root = it % size;
+            if (rank == root) {
+                b[0] = it;
+                b[1] = -it;
+            }
+            OK(MPI_Bcast(b, 2, MPI_LONG, root, d));
+            if (b[0] != it || b[1] != -it) {
+                FAIL("idup: bcast %d gave %ld %ld", it, b[0], b[1]);
+            }
+        }
+        {
+            int *all = malloc(size * sizeof(int)), mine = it * 100 + rank;
+            OK(MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, d));
+            for (int q = 0; q < size; q++) {
+                if (all[q] != it * 100 + q) {
+                    FAIL("idup: allgather %d from %d is %d", it, q, all[q]);
+                }
+            }
+            free(all);
+        }
+        /* persistent requests made before the idups: starting one takes no tag */
+        px = contrib(it, rank);
+        pb[0] = pb[1] = pb[2] = rank == proot ? it : -1;
+        OK(MPI_Startall(2, pr));
+        if (lrnd(&st) % 2) {
+            progress_for(MPI_COMM_WORLD, (int) (lrnd(&st) % 200));
+        }
+        OK(MPI_Waitall(2, pr, MPI_STATUSES_IGNORE));
+        check_double(py, sum_of(it, size), "idup: persistent allreduce", it);
+        if (pb[0] != it || pb[2] != it) {
+            FAIL("idup: persistent bcast %d gave %ld", it, pb[0]);
+        }
+        if (nb_parent) {
+            MPI_Request q;
+            double x = contrib(it, rank), y = -1;
+            OK(MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, d, &q));
+            if (lrnd(&st) % 2) {
+                progress_for(MPI_COMM_WORLD, (int) (lrnd(&st) % 200));
+            }
+            OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+            check_double(y, sum_of(it, size), "idup: nonblocking allreduce on the parent", it);
+        }
+        if (lrnd(&st) % 2) {
+            OK(MPI_Waitall(k, r, MPI_STATUSES_IGNORE));
+        } else {
+            for (int j = k - 1; j >= 0; j--) {
+                OK(MPI_Wait(&r[j], MPI_STATUS_IGNORE));
+            }
+        }
+        for (int j = 0; j < k; j++) {
+            check_allreduce(nc[j], it + j, "idup: allreduce on the new communicator");
+            OK(MPI_Comm_free(&nc[j]));
+        }
+        if (it % 4 == 1) { /* blocking creations on the parent, between the idups: Open
+                            * MPI 4.1.4 alone hangs in MPI_Comm_split or _create made
+                            * while an MPI_Comm_idup of the same parent is pending */
+            MPI_Comm sc;
+            OK(MPI_Comm_split(d, rank % 2, rank, &sc));
+            check_allreduce(sc, it, "idup: allreduce on a split");
+            OK(MPI_Comm_free(&sc));
+        } else if (it % 4 == 3) {
+            MPI_Comm cc;
+            OK(MPI_Comm_create(d, even_group, &cc));
+            if (MPI_COMM_NULL != cc) {
+                check_allreduce(cc, it, "idup: allreduce on a created communicator");
+                OK(MPI_Comm_free(&cc));
+            } else if (rank % 2 == 0) {
+                FAIL("idup: MPI_Comm_create gave no communicator to rank %d", rank);
+            }
+        }
+    }
+    OK(MPI_Request_free(&pr[0]));
+    OK(MPI_Request_free(&pr[1]));
+    OK(MPI_Group_free(&even_group));
+    OK(MPI_Group_free(&world_group));
+    OK(MPI_Comm_free(&d));
+    free(evens);
+}
+
+/* ---- free ----------------------------------------------------------------- */
+
+/* The six served collectives at once on comm, each checked after `complete`. */
+typedef struct six {
+    MPI_Request r[6];
+    double x, y, rx, ry;
+    long b[2];
+    int *ag, *aa_in, *aa_out, ag_mine;
+} six_t;
+
+static void six_start(six_t *s, MPI_Comm comm, int i)
+{
+    int root = i % size;
+    s->x = s->rx = contrib(i, rank);
+    s->y = s->ry = -1;
+    s->b[0] = s->b[1] = rank == root ? i : -1;
+    s->ag = malloc(size * sizeof(int));
+    s->aa_in = malloc(size * sizeof(int));
+    s->aa_out = malloc(size * sizeof(int));
+    s->ag_mine = i * 100 + rank;
+    for (int q = 0; q < size; q++) {
+        s->aa_in[q] = i * 10000 + rank * 100 + q;
+    }
+    OK(MPI_Ibarrier(comm, &s->r[0]));
+    OK(MPI_Ibcast(s->b, 2, MPI_LONG, root, comm, &s->r[1]));
+    OK(MPI_Iallreduce(&s->x, &s->y, 1, MPI_DOUBLE, MPI_SUM, comm, &s->r[2]));
+    OK(MPI_Ireduce(&s->rx, &s->ry, 1, MPI_DOUBLE, MPI_SUM, root, comm, &s->r[3]));
+    OK(MPI_Iallgather(&s->ag_mine, 1, MPI_INT, s->ag, 1, MPI_INT, comm, &s->r[4]));
+    OK(MPI_Ialltoall(s->aa_in, 1, MPI_INT, s->aa_out, 1, MPI_INT, comm, &s->r[5]));
+}
+
+static void six_check(six_t *s, int i, const char *what)
+{
+    int root = i % size;
+    check_double(s->y, sum_of(i, size), what, i);
+    if (rank == root) {
+        check_double(s->ry, sum_of(i, size), what, i);
+    }
+    if (s->b[0] != i || s->b[1] != i) {
+        FAIL("%s: bcast %d gave %ld", what, i, s->b[0]);
+    }
+    for (int q = 0; q < size; q++) {
+        if (s->ag[q] != i * 100 + q || s->aa_out[q] != i * 10000 + q * 100 + rank) {
+            FAIL("%s: allgather/alltoall %d block %d: %d %d", what, i, q, s->ag[q], s->aa_out[q]);
+        }
+    }
+    free(s->ag);
+    free(s->aa_in);
+    free(s->aa_out);
+}
+
+static void late(int i)
+{
+    if (rank == i % size) {
+        usleep(20000);
+    }
+}
+
+static void comm_free(int n)
+{
+    unsigned st = seed * 104729u + (unsigned) rank;
+    for (int it = 0; it < n; it++) {
+        MPI_Comm d;
+        MPI_Request r;
+        double x = contrib(it, rank), y = -1;
+        switch (it % 6) {
+        case 0: { /* requests on the window, pending at the free */
+            six_t s;
+            d = steady_dup();
+            late(it);
+            six_start(&s, d, it);
+            OK(MPI_Comm_free(&d));
+            if (lrnd(&st) % 2) {
+                OK(MPI_Waitall(6, s.r, MPI_STATUSES_IGNORE));
+            } else {
+                for (int j = 5; j >= 0; j--) {
+                    OK(MPI_Wait(&s.r[j], MPI_STATUS_IGNORE));
+                }
+            }
+            six_check(&s, it, "free: pending on the window");
+            break;
+        }
+        case 1: /* an early request: the set-up call, then the free */
+            d = setup_next_dup();
+            late(it);
+            OK(MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, d, &r));
+            OK(MPI_Comm_free(&d));
+            OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            check_double(y, sum_of(it, size), "free: early request", it);
+            break;
+        case 2: /* a persistent request made before the window, the free, then starts */
+            OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+            OK(MPI_Allreduce_init(&x, &y, 1, MPI_DOUBLE, MPI_SUM, d, MPI_INFO_NULL, &r));
+            OK(MPI_Comm_free(&d));
+            for (int j = 0; j < 2 * warmup + 3; j++) { /* across the set-up */
+                x = contrib(it + j, rank);
+                if (j == 3) {
+                    late(it);
+                }
+                OK(MPI_Start(&r));
+                OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+                check_double(y, sum_of(it + j, size), "free: early persistent request", it + j);
+            }
+            OK(MPI_Request_free(&r));
+            break;
+        case 3: /* a persistent request on the window, the free, then starts */
+            d = steady_dup();
+            OK(MPI_Allreduce_init(&x, &y, 1, MPI_DOUBLE, MPI_SUM, d, MPI_INFO_NULL, &r));
+            OK(MPI_Comm_free(&d));
+            for (int j = 0; j < 5; j++) {
+                x = contrib(it + j, rank);
+                late(it + j);
+                OK(MPI_Start(&r));
+                OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+                check_double(y, sum_of(it + j, size), "free: persistent request", it + j);
+            }
+            OK(MPI_Request_free(&r));
+            break;
+        case 4: /* a set-up in flight whose only request is gone */
+            d = setup_next_dup();
+            late(it);
+            OK(MPI_Allreduce_init(&x, &y, 1, MPI_DOUBLE, MPI_SUM, d, MPI_INFO_NULL, &r));
+            OK(MPI_Request_free(&r));
+            OK(MPI_Comm_free(&d));
+            check_allreduce(MPI_COMM_WORLD, it, "free: world after a set-up in flight");
+            break;
+        default: { /* every collective early at once */
+            six_t s;
+            d = setup_next_dup();
+            late(it);
+            six_start(&s, d, it);
+            OK(MPI_Comm_free(&d));
+            OK(MPI_Waitall(6, s.r, MPI_STATUSES_IGNORE));
+            six_check(&s, it, "free: early requests of every collective");
+        }
+        }
+    }
+}
+
+/* ---- skew ----------------------------------------------------------------- */
+
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void) type;
+    for (int k = 0; k < *len; k++) {
+        ((double *) inout)[k] += ((double *) in)[k];
+    }
+}
+
+static void skew(int n)
+{
+    MPI_Op op;
+    int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
+    int *all = malloc(2 * size * sizeof(int));
+
+    OK(MPI_Op_create(user_sum, 1, &op));
+    for (int q = 0; q < size; q++) {
+        counts[q] = 1 + q % 2;
+        displs[q] = 2 * q;
+    }
+    for (int it = 0; it < n; it++) {
+        MPI_Comm d = setup_next_dup();
+        MPI_Request r[5], pr = MPI_REQUEST_NULL;
+        int nr = 0, v = it + rank, s = -1, mine[2] = {it * 10 + rank, it * 10 + rank + 1};
+        double x = contrib(it, rank), y = -1, ux = contrib(it + 1, rank), uy = -1;
+        int late_rank = it % size;
+
+        OK(MPI_Ibarrier(d, &r[nr++])); /* the set-up call */
+        if (rank == late_rank) {
+            usleep(20000);
+            progress_for(d, 20000);
+        } else {
+            progress_for(d, 200);
+        }
+        /* served on the window where this rank's set-up ended, an early
+         * request elsewhere: the same tags either way */
+        for (int round = 0; round < 2; round++) {
+            nr = round ? 0 : nr;
+            x = contrib(it + round, rank);
+            ux = contrib(it + round + 1, rank);
+            switch ((it + round) % 3) {
+            case 0:
+                OK(MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, d, &r[nr++]));
+                break;
+            case 1:
+                OK(MPI_Allreduce_init(&x, &y, 1, MPI_DOUBLE, MPI_SUM, d, MPI_INFO_NULL, &pr));
+                OK(MPI_Start(&pr));
+                break;
+            default:
+                OK(MPI_Ibcast(&x, 1, MPI_DOUBLE, it % size, d, &r[nr++]));
+            }
+            /* the previous component's own, twice outstanding */
+            OK(MPI_Iscan(&v, &s, 1, MPI_INT, MPI_SUM, d, &r[nr++]));
+            OK(MPI_Igatherv(mine, counts[rank], MPI_INT, all, counts, displs, MPI_INT, it % size,
+                            d, &r[nr++]));
+            OK(MPI_Iallreduce(&ux, &uy, 1, MPI_DOUBLE, op, d, &r[nr++])); /* a user op: handed on */
+            OK(MPI_Waitall(nr, r, MPI_STATUSES_IGNORE));
+            if (MPI_REQUEST_NULL != pr) {
+                OK(MPI_Wait(&pr, MPI_STATUS_IGNORE));
+                OK(MPI_Request_free(&pr));
+                pr = MPI_REQUEST_NULL;
+            }
+            if ((it + round) % 3 == 2) {
+                check_double(x, contrib(it + round, it % size), "skew: ibcast", it);
+            } else {
+                check_double(y, sum_of(it + round, size), "skew: served allreduce", it);
+            }
+            check_double(uy, sum_of(it + round + 1, size), "skew: user-op allreduce", it);
+            if (s != (rank + 1) * it + rank * (rank + 1) / 2) {
+                FAIL("skew %d: scan %d", it, s);
+            }
+            if (rank == it % size) {
+                for (int q = 0; q < size; q++) {
+                    for (int k = 0; k < counts[q]; k++) {
+                        if (all[displs[q] + k] != it * 10 + q + k) {
+                            FAIL("skew %d: gatherv from %d: %d", it, q, all[displs[q] + k]);
+                        }
+                    }
+                }
+            }
+        }
+        check_allreduce(d, it, "skew: blocking after");
+        OK(MPI_Comm_free(&d));
+    }
+    OK(MPI_Op_free(&op));
+    free(counts);
+    free(displs);
+    free(all);
+}
+
+/* ---- threads -------------------------------------------------------------- */
+
+static volatile int stop_progress = 0;
+
+static void *progress_thread(void *arg)
+{
+    (void) arg;
+    while (!__atomic_load_n(&stop_progress, __ATOMIC_ACQUIRE)) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+    }
+    return NULL;
+}
+
+static void threads(int n)
+{
+    unsigned st = seed * 31337u + (unsigned) rank;
+    int provided;
+    pthread_t t;
+
+    MPI_Query_thread(&provided);
+    if (MPI_THREAD_MULTIPLE != provided) {
+        if (0 == rank) {
+            printf("threads: skipped (MPI_THREAD_MULTIPLE not provided)\n");
+        }
+        return;
+    }
+    stop_progress = 0;
+    if (0 != pthread_create(&t, NULL, progress_thread, NULL)) {
+        FAIL("pthread_create");
+    }
+    for (int it = 0; it < n; it++) {
+        MPI_Comm d = setup_next_dup();
+        MPI_Request r[2];
+        double x = contrib(it, rank), y = -1, x2 = contrib(it + 1, rank), y2 = -1;
+        OK(MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, d, &r[0])); /* the set-up call */
+        usleep(lrnd(&st) % 400);
+        OK(MPI_Iallreduce(&x2, &y2, 1, MPI_DOUBLE, MPI_SUM, d, &r[1]));
+        usleep(lrnd(&st) % 400);
+        check_allreduce(d, it + 2, "threads: blocking after deferred ones");
+        OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        check_double(y, sum_of(it, size), "threads: deferred allreduce", it);
+        check_double(y2, sum_of(it + 1, size), "threads: second deferred allreduce", it);
+        OK(MPI_Comm_free(&d));
+    }
+    __atomic_store_n(&stop_progress, 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+}
+
+/* ---- cid ------------------------------------------------------------------ */
+
+static void cid(int n)
+{
+    MPI_Comm d = steady_dup();
+    for (int it = 0; it < n; it++) {
+        MPI_Request r[3];
+        int a = it * 7 + rank, amax = -1, amin = -1;
+        double x = contrib(it, rank), y = -1;
+        OK(MPI_Iallreduce(&a, &amax, 1, MPI_INT, MPI_MAX, d, &r[0]));
+        OK(MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, d, &r[1]));
+        OK(MPI_Iallreduce(&a, &amin, 1, MPI_INT, MPI_MIN, d, &r[2]));
+        OK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
+        if (amax != it * 7 + size - 1 || amin != it * 7) {
+            FAIL("cid %d: max %d min %d", it, amax, amin);
+        }
+        check_double(y, sum_of(it, size), "cid: served allreduce", it);
+    }
+    OK(MPI_Comm_free(&d));
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    for (int i = 1; i < argc; i++) {
+        if (0 == strcmp(argv[i], "--only") && i + 1 < argc) {
+            only = argv[++i];
+        } else if (0 == strcmp(argv[i], "--calls") && i + 1 < argc) {
+            calls = atoi(argv[++i]);
+        } else if (0 == strcmp(argv[i], "--warmup") && i + 1 < argc) {
+            warmup = atoi(argv[++i]);
+        } else if (0 == strcmp(argv[i], "--seed") && i + 1 < argc) {
+            seed = (unsigned) atoi(argv[++i]);
+        } else if (0 == strcmp(argv[i], "--nb-parent")) {
+            nb_parent = 1;
+        } else {
+            fprintf(stderr, "unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    MPI_Init_thread(&argc, &argv, selected("threads") ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
+                    &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (selected("idup")) {
+        idup(calls);
+    }
+    if (selected("free")) {
+        comm_free(calls);
+    }
+    if (selected("skew")) {
+        skew(calls);
+    }
+    if (selected("threads")) {
+        threads(calls);
+    }
+    if (selected("cid")) {
+        cid(calls);
+    }
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (0 == rank) {
+        printf("test_around OK\n");
+    }
+    MPI_Finalize();
+    return 0;
+}
