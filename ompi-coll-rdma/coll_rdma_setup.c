@@ -65,6 +65,7 @@ enum {
     NOWIN_ALLOC,   /* the window could not be allocated */
     NOWIN_ADDRESS, /* its address does not fit a record */
     NOWIN_CONNECT, /* it could not attach a peer, or ran out of memory attaching */
+    NOWIN_MEMORY,  /* it ran out of memory preparing its set-up (coll_rdma_setup_refuse) */
     NOWIN_CAUSES
 };
 
@@ -344,6 +345,10 @@ static void say_no_window(const coll_rdma_setup_t *s)
         snprintf(cause, sizeof(cause),
                  "its rank %d (world rank %u) could not attach a peer's window", r, world);
         break;
+    case NOWIN_MEMORY:
+        snprintf(cause, sizeof(cause),
+                 "its rank %d (world rank %u) ran out of memory preparing its set-up", r, world);
+        break;
     default:
         snprintf(cause, sizeof(cause), "the ranks' configurations differ (said above)");
         break;
@@ -442,7 +447,7 @@ int coll_rdma_setup_refuse(struct ompi_communicator_t *comm, coll_rdma_config_t 
 
     coll_rdma_ucx_lock();
     if (!made) {
-        refusal.why = NOWIN_ALLOC;
+        refusal.why = NOWIN_MEMORY;
         coll_rdma_agree_config(cfg, refusal.header.config);
         made = 1;
     }
