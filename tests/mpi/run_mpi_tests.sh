@@ -910,6 +910,11 @@ done
 # ran ahead of them (F5: wrong sums in 2 of 3 runs of 1500)
 TEST_COLL=$AROUND_BIN case_ "around-threads-np3" 3 avx-off "--mca coll_rdma_window_setup_calls 0" \
     "--warmup 0 --calls 1500 --only threads" "served:iallreduce:$AUTO_AR"
+# Open MPI 6.0's large counts: a bcast of 2^31 + 8 bytes made while the set-up
+# runs, handed on by an early request (F8: its fallback got the count as an
+# int on 298f729); skipped before 6.0 and where memory is short
+TEST_COLL=$AROUND_BIN case_ "around-large-np2" 2 avx-off "--mca coll_rdma_window_setup_calls 0" \
+    "--warmup 0 --only large" ""
 
 # 10. MPI_Allreduce with bounded staleness (tests/mpi/test_ssp.c): every
 #     block of every result is a contribution of an iteration within S of the

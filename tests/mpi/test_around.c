@@ -31,6 +31,10 @@
  *            nonblocking call and then a blocking one
  *   cid      MPI_Iallreduce of one MPI_INT with MPI_MAX/MPI_MIN (the shape
  *            of Open MPI's own agreement, handed on) among served calls
+ *   large    (Open MPI 6.0: MPI 4's large counts) MPI_Ibcast_c and
+ *            MPI_Bcast_init_c of 2^31 + 8 bytes as early requests: their
+ *            fallbacks, made while the set-up runs, must get the whole count
+ *            (2 GiB per rank; not in the default set)
  * Options: --calls N (iterations per section), --warmup W (the
  * coll_rdma_window_setup_calls the run uses: where the set-up call falls),
  * --seed S, --nb-parent.
@@ -531,6 +535,88 @@ static void threads(int n)
     pthread_join(t, NULL);
 }
 
+/* ---- large ---------------------------------------------------------------- */
+
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 6
+/* The last bytes of a bcast of n bytes from rank 0: where a fallback got the
+ * count cut to an int (2^31 + 8 -> 8), they stay as they were. */
+static void large_check(const unsigned char *buf, MPI_Count n, int it)
+{
+    for (MPI_Count k = n - 64; k < n; k++) {
+        if (buf[k] != (unsigned char) (k * 7 + it)) {
+            FAIL("large %d: byte %lld is %u", it, (long long) k, buf[k]);
+        }
+    }
+}
+
+/* MemAvailable of /proc/meminfo, in KiB (0: unknown). */
+static long mem_available_kib(void)
+{
+    char line[128];
+    long kib = 0;
+    FILE *f = fopen("/proc/meminfo", "r");
+    while (NULL != f && NULL != fgets(line, sizeof(line), f)) {
+        if (1 == sscanf(line, "MemAvailable: %ld kB", &kib)) {
+            break;
+        }
+    }
+    if (NULL != f) {
+        fclose(f);
+    }
+    return kib;
+}
+
+static void large(void)
+{
+    MPI_Count n = ((MPI_Count) 1 << 31) + 8;
+    unsigned char *buf;
+    MPI_Request r;
+    int enough = mem_available_kib() > 3L * size * (1L << 20), all = 0;
+
+    /* 2 GiB per rank and what the previous component copies through */
+    OK(MPI_Allreduce(&enough, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    if (!all) {
+        if (0 == rank) {
+            printf("large: skipped (less than %d GiB of memory available)\n", 3 * size);
+        }
+        return;
+    }
+    buf = malloc((size_t) n);
+    if (NULL == buf) {
+        FAIL("large: no memory for 2 GiB");
+    }
+    for (int it = 0; it < 2; it++) {
+        MPI_Comm d = setup_next_dup();
+        memset(buf, 0, (size_t) n);
+        if (0 == rank) {
+            for (MPI_Count k = n - 64; k < n; k++) {
+                buf[k] = (unsigned char) (k * 7 + it);
+            }
+        }
+        if (0 == it) { /* a nonblocking call while the set-up runs */
+            OK(MPI_Ibcast_c(buf, n, MPI_BYTE, 0, d, &r));
+        } else { /* a persistent request made before the window */
+            OK(MPI_Bcast_init_c(buf, n, MPI_BYTE, 0, d, MPI_INFO_NULL, &r));
+            OK(MPI_Start(&r));
+        }
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        large_check(buf, n, it);
+        if (MPI_REQUEST_NULL != r) {
+            OK(MPI_Request_free(&r));
+        }
+        OK(MPI_Comm_free(&d));
+    }
+    free(buf);
+}
+#else
+static void large(void)
+{
+    if (0 == rank) {
+        printf("large: skipped (no MPI 4 large counts before Open MPI 6.0)\n");
+    }
+}
+#endif
+
 /* ---- cid ------------------------------------------------------------------ */
 
 static void cid(int n)
@@ -589,6 +675,9 @@ int main(int argc, char **argv)
     }
     if (selected("cid")) {
         cid(calls);
+    }
+    if (NULL != only && selected("large")) {
+        large();
     }
     OK(MPI_Barrier(MPI_COMM_WORLD));
     if (0 == rank) {
