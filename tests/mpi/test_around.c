@@ -50,27 +50,11 @@
 #include <unistd.h>
 
 #include "persistent_compat.h"
+#include "test_check.h"
 
 static int rank, size, calls = 40, warmup = 16, nb_parent = 0;
 static unsigned seed = 11;
 static const char *only = NULL;
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "rank %d: FAIL ", rank);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, "\n");                                                                     \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-    } while (0)
-
-#define OK(call)                                                                                   \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (MPI_SUCCESS != rc_) {                                                                  \
-            FAIL("%s returned %d", #call, rc_);                                                    \
-        }                                                                                          \
-    } while (0)
 
 static int selected(const char *s) { return NULL == only || NULL != strstr(only, s); }
 

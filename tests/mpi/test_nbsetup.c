@@ -41,28 +41,12 @@
 #include <unistd.h>
 
 #include "persistent_compat.h"
+#include "test_check.h"
 
 static int rank, size, calls = 3000, nthreads = 3;
 static unsigned seed = 7;
 static const char *only = NULL;
 static int errors;
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        fprintf(stderr, "rank %d: FAIL ", rank);                                                   \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fprintf(stderr, "\n");                                                                     \
-        fflush(stderr);                                                                            \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
-    } while (0)
-
-#define OK(call)                                                                                   \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (MPI_SUCCESS != rc_) {                                                                  \
-            FAIL("%s returned %d", #call, rc_);                                                    \
-        }                                                                                          \
-    } while (0)
 
 static int selected(const char *s) { return NULL == only || NULL != strstr(only, s); }
 
