@@ -321,6 +321,25 @@ void coll_rdma_call_release(mca_coll_rdma_module_t *m)
     }
 }
 
+bool coll_rdma_call_internal(const coll_rdma_call_t *c)
+{
+    size_t n = 0;
+
+    if (sizeof(int) != coll_rdma_call_bytes(c)) {
+        return false;
+    }
+    switch (c->coll) {
+    case COLL_RDMA_ALLREDUCE:
+    case COLL_RDMA_REDUCE:
+        /* MPI_MAX and MPI_MIN take predefined types only: the handle is the signature */
+        return MPI_INT == c->rdtype && (MPI_MAX == c->op || MPI_MIN == c->op);
+    case COLL_RDMA_BCAST:
+        return MPI_INT == coll_rdma_reduce_elem(c->rdtype, sizeof(int), &n) && 1 == n;
+    default:
+        return false;
+    }
+}
+
 bool coll_rdma_call_hands_on_alike(const mca_coll_rdma_module_t *m, int coll)
 {
     switch (coll) {

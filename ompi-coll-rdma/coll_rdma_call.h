@@ -70,24 +70,24 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
 bool coll_rdma_call_suspect(const coll_rdma_call_t *c);
 
 /**
- * Whether `c` has the shape of the collectives Open MPI makes on its own
- * behalf from inside opal_progress: MPI_Iallreduce of one MPI_INT with
- * MPI_MAX or MPI_MIN, the steps of the communicator-ID agreement of
- * MPI_Comm_idup, MPI_Comm_dup, MPI_Comm_split and the others
- * (ompi/communicator/comm_cid.c in Open MPI 4.1 to 6.0, and its activation
- * step in 5.0 and 6.0).  Their place among the application's calls on the
- * parent differs between ranks (they are made at the first opal_progress
- * after the previous step completed), so coll/rdma must neither number them
- * in its queue nor count them toward the warm-up: it hands every call of
- * that shape on, uncounted, on every rank alike (the application's calls of
- * the same shape too: the inputs are MPI's, equal on all ranks).  Blocking
- * and persistent calls are not affected.
+ * Whether nonblocking call `c` has the shape of the collectives Open MPI
+ * makes on its own behalf from inside opal_progress, to agree on a new
+ * communicator's ID (ompi/communicator/comm_cid.c, 4.1 to 6.0): the
+ * MPI_Iallreduce of one MPI_INT with MPI_MAX or MPI_MIN on the parent of an
+ * intracommunicator (the ID steps; in 5.0 and 6.0 also the activation's),
+ * and for an intercommunicator the MPI_Ireduce (MAX or MIN) and MPI_Ibcast
+ * of one MPI_INT on its local communicator (coll/inter runs the
+ * application's intercommunicator collectives as reduce and bcast on that
+ * same communicator).  Made at the first opal_progress after the previous
+ * step completed, their place among the application's calls differs between
+ * ranks, so coll/rdma must neither number them in its queue nor count them
+ * toward the warm-up: it hands every nonblocking call of these shapes on,
+ * uncounted, on every rank alike (the application's calls of the same shapes
+ * too: the test reads the type signature, the op and the collective, which
+ * MPI requires equal on every rank).  Blocking and persistent calls are not
+ * affected.
  */
-static inline bool coll_rdma_call_internal(const coll_rdma_call_t *c)
-{
-    return COLL_RDMA_ALLREDUCE == c->coll && 1 == c->rcount && MPI_INT == c->rdtype
-           && (MPI_MAX == c->op || MPI_MIN == c->op);
-}
+bool coll_rdma_call_internal(const coll_rdma_call_t *c);
 
 /**
  * Whether, for a nonblocking call of `coll` that coll/rdma hands on, the

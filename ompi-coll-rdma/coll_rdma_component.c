@@ -526,6 +526,7 @@ static int rdma_close(void)
     if (coll_rdma_verbose(1)) {
         coll_rdma_stats_print(coll_rdma_coll_names, coll_rdma_alg_names, coll_rdma_reason_names);
     }
+    coll_rdma_module_fini_all(); /* windows of communicators MPI_Finalize left alive */
     coll_rdma_request_fini();
     coll_rdma_ucx_fini();
     coll_rdma_rules_free((coll_rdma_rules_t *) mca_coll_rdma_component.config.rules);

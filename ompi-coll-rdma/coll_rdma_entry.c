@@ -189,7 +189,8 @@ static bool served(mca_coll_rdma_module_t *m, struct ompi_communicator_t *comm,
     int why, alg;
     bool span = false;
 
-    if (COLL_RDMA_KIND_NONBLOCKING == kind && OPAL_UNLIKELY(coll_rdma_call_internal(c))) {
+    if (COLL_RDMA_KIND_NONBLOCKING == kind
+        && OPAL_UNLIKELY(sizeof(int) == coll_rdma_call_bytes(c) && coll_rdma_call_internal(c))) {
         /* Open MPI's own, made from inside opal_progress: not ours to order */
         coll_rdma_stats_fallback(kind, c->coll, COLL_RDMA_WHY_CID);
         return false;
@@ -304,8 +305,11 @@ static inline void call_set(coll_rdma_call_t *c, int coll, const void *sbuf, siz
 #define CALL_REDUCE(c)                                                                             \
     call_set(&c, COLL_RDMA_REDUCE, sbuf, (size_t) count, dtype, rbuf, (size_t) count, dtype, op,    \
              root)
+/* MPI ignores the send count and type with MPI_IN_PLACE: they may differ
+ * between ranks (or be garbage), so no decision may see them */
 #define CALL_BLOCKS(c, coll)                                                                       \
-    call_set(&c, coll, sbuf, (size_t) scount, sdtype, rbuf, (size_t) rcount, rdtype, NULL, 0)
+    call_set(&c, coll, sbuf, MPI_IN_PLACE == sbuf ? 0 : (size_t) scount,                           \
+             MPI_IN_PLACE == sbuf ? NULL : sdtype, rbuf, (size_t) rcount, rdtype, NULL, 0)
 
 static int rdma_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {

@@ -228,13 +228,49 @@ static int rdma_module_disable(mca_coll_base_module_t *module, struct ompi_commu
 }
 #endif
 
+/* The process's live modules: communicators are made and freed by any thread. */
+static mca_coll_rdma_module_t *live_head = NULL;
+static opal_mutex_t live_lock = OPAL_MUTEX_STATIC_INIT;
+
 static void rdma_module_construct(mca_coll_rdma_module_t *m)
 {
     memset((char *) m + sizeof(m->super), 0, sizeof(*m) - sizeof(m->super));
+    coll_rdma_stats_module(true);
+    opal_mutex_lock(&live_lock);
+    m->live_next = live_head;
+    if (NULL != live_head) {
+        live_head->live_prev = m;
+    }
+    live_head = m;
+    opal_mutex_unlock(&live_lock);
+}
+
+void coll_rdma_module_fini_all(void)
+{
+    opal_mutex_lock(&live_lock);
+    for (mca_coll_rdma_module_t *m = live_head; NULL != m; m = m->live_next) {
+        coll_rdma_setup_abandon(m->setup);
+        m->setup = NULL;
+        coll_rdma_window_free(m->window);
+        m->window = NULL;
+        m->window_state = COLL_RDMA_WINDOW_FAILED;
+    }
+    opal_mutex_unlock(&live_lock);
 }
 
 static void rdma_module_destruct(mca_coll_rdma_module_t *m)
 {
+    opal_mutex_lock(&live_lock);
+    if (NULL != m->live_prev) {
+        m->live_prev->live_next = m->live_next;
+    } else {
+        live_head = m->live_next;
+    }
+    if (NULL != m->live_next) {
+        m->live_next->live_prev = m->live_prev;
+    }
+    opal_mutex_unlock(&live_lock);
+    coll_rdma_stats_module(false);
     /* the process-wide statistics: this communicator's stale-synchronous calls by age */
     coll_rdma_stats_ssp_ages(m->queue.ssp_ages);
     coll_rdma_setup_free(m->setup); /* prepared at the last warm-up call, never begun */

@@ -75,6 +75,8 @@ struct mca_coll_rdma_module_t {
     /* the communicator, retained while the set-up runs (NULL otherwise) */
     struct ompi_communicator_t *setup_comm;
     struct mca_coll_rdma_module_t *setup_ended_next; /* the request layer's list */
+    /* the process's live modules (coll_rdma_module_fini_all) */
+    struct mca_coll_rdma_module_t *live_prev, *live_next;
     /* calls made while the set-up runs, in call order, resolved when it ends
      * (coll_rdma_request.c) */
     struct coll_rdma_request *deferred_head;
@@ -162,5 +164,16 @@ void coll_rdma_module_publish(mca_coll_rdma_module_t *m, int state);
  * it waited for the set-up): the tag span ends.
  */
 void coll_rdma_module_end_span(mca_coll_rdma_module_t *m);
+
+/**
+ * Component close: give back the windows (and set-ups in flight, their
+ * exchanges cancelled) of every module still alive.  A communicator that
+ * outlives Open MPI's own release at MPI_Finalize (the application freed
+ * neither it nor a persistent request on it, which holds a reference) keeps
+ * its module; its window must still go before UCX is cleaned up (UCX asserts
+ * on memory still mapped).  The modules themselves stay, as their
+ * communicators do.
+ */
+void coll_rdma_module_fini_all(void);
 
 #endif /* COLL_RDMA_MODULE_H */

@@ -469,6 +469,16 @@ int coll_rdma_setup_refuse(struct ompi_communicator_t *comm, coll_rdma_config_t 
     return rc;
 }
 
+void coll_rdma_setup_abandon(coll_rdma_setup_t *s)
+{
+    if (NULL == s) {
+        return;
+    }
+    /* the PML is gone: its requests can be neither tested nor freed */
+    s->records_x.nreqs = s->attached_x.nreqs = 0;
+    coll_rdma_setup_free(s);
+}
+
 void coll_rdma_setup_free(coll_rdma_setup_t *s)
 {
     if (NULL == s) {

@@ -45,11 +45,9 @@ typedef struct coll_rdma_setup coll_rdma_setup_t;
  * memory file), its address, and everything the exchanges need, so that
  * nothing after the agreement allocates but the attach.  The module does it
  * at the communicator's last warm-up call, so that the set-up call pays for
- * less.  NULL when out of memory: this rank then cannot take part in the
- * set-up at all, and its peers would wait for its records; the module
- * treats it as fatal for the communicator (no window on this rank; the job
- * hangs at the next call the peers serve), which only an allocation of a
- * few KiB failing can cause.
+ * less.  NULL when out of memory: the module then takes part in the first
+ * exchange through coll_rdma_setup_refuse(), and every rank agrees on no
+ * window.
  */
 coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a);
 
@@ -80,10 +78,17 @@ int coll_rdma_setup_test(coll_rdma_setup_t *s, struct coll_rdma_window **win);
 /**
  * Free a set-up: prepared only (its window with it), or finished by
  * coll_rdma_setup_test().  Not one still exchanging: the module holds a
- * reference on the communicator while its set-up runs, so the communicator
- * (and the module) cannot go before it ended.
+ * reference on the communicator while its set-up runs, so neither can go
+ * before it ended.
  */
 void coll_rdma_setup_free(coll_rdma_setup_t *s);
+
+/**
+ * At the component's close (MPI_Finalize with a set-up still exchanging,
+ * its communicator left alive): free the set-up and its window without
+ * touching its exchanges' requests, whose PML Open MPI has already closed.
+ */
+void coll_rdma_setup_abandon(coll_rdma_setup_t *s);
 
 /**
  * This rank cannot prepare its part of comm's set-up (out of memory): take

@@ -64,6 +64,11 @@ void coll_rdma_stats_fallback_request(bool made)
     stat_add(made ? &counters.fallbacks_made : &counters.fallbacks_freed, 1);
 }
 
+void coll_rdma_stats_module(bool made)
+{
+    stat_add(made ? &counters.modules_made : &counters.modules_freed, 1);
+}
+
 void coll_rdma_stats_ssp_ages(const uint64_t *ages)
 {
     for (int age = 0; age <= COLL_RDMA_STALENESS_MAX; ++age) {
@@ -137,6 +142,12 @@ void coll_rdma_stats_print(const char *const *coll_names, const char *const *alg
         }
     }
     print_ages(c->ssp_ages);
+    if (c->modules_made > 0) {
+        coll_rdma_output("modules: made=%llu freed=%llu (one per communicator; the others' "
+                         "communicators outlived MPI_Finalize)",
+                         (unsigned long long) c->modules_made,
+                         (unsigned long long) c->modules_freed);
+    }
     if (c->fallbacks_made > 0) {
         coll_rdma_output("early fallbacks: made=%llu freed=%llu (persistent requests of the "
                          "previous component)",

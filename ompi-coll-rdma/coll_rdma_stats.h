@@ -27,6 +27,9 @@ typedef struct coll_rdma_counters {
      * fallbacks, and freed: equal at the end of a run that freed its requests
      * (the leak check counts them against what its suppression hides) */
     uint64_t fallbacks_made, fallbacks_freed;
+    /* modules (one per communicator) made and destroyed: equal at the end of
+     * a run that freed its communicators and their requests */
+    uint64_t modules_made, modules_freed;
 } coll_rdma_counters_t;
 
 /** Counters a call adds to, and by how much: a standing or kept operation
@@ -59,6 +62,9 @@ void coll_rdma_stats_apply(const coll_rdma_stats_t *l);
 
 /** One more early request's fallback made (`made`) or freed (!made). */
 void coll_rdma_stats_fallback_request(bool made);
+
+/** One more module made (`made`) or destroyed (!made). */
+void coll_rdma_stats_module(bool made);
 
 /** Add a communicator's stale-synchronous calls by age (COLL_RDMA_STALENESS_MAX + 1 entries). */
 void coll_rdma_stats_ssp_ages(const uint64_t *ages);

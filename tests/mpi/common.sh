@@ -277,6 +277,8 @@ rdma_stat_sum() {
 #   noserved:COLL:ALG no rank served a call with that algorithm
 #   warns:REGEX       a "[coll/rdma] rank N: warning: ..." line matches REGEX
 #   says:REGEX        any "[coll/rdma] rank N: ..." line matches REGEX
+#   modules:balanced  every rank destroyed every module it made (its
+#                     "modules: made=N freed=N" line)
 rdma_check_stats() {
     local err=$1 np=$2 c n coll alg
     shift 2
@@ -321,6 +323,15 @@ rdma_check_stats() {
             n=$(rdma_stat_sum "$err" "allreduce fallback" "${c#fb:}")
             if [ "$n" -le 0 ]; then
                 echo "statistics: no allreduce fallback counted with ${c#fb:}=N>0"
+                return 0
+            fi
+            ;;
+        modules:balanced)
+            # every rank's modules made and destroyed (communicators and their
+            # requests all freed): nothing of coll/rdma outlived them
+            n=$(grep -cE '^\[coll/rdma\] rank [0-9]+: modules: made=([0-9]+) freed=\1 ' "$err")
+            if [ "$n" -ne "$np" ]; then
+                echo "statistics: $n of $np ranks destroyed every module they made: $(grep -E 'modules: made' "$err" | head -n 1)"
                 return 0
             fi
             ;;

@@ -37,7 +37,11 @@
  *            (2 GiB per rank; not in the default set)
  * Options: --calls N (iterations per section), --warmup W (the
  * coll_rdma_window_setup_calls the run uses: where the set-up call falls),
- * --seed S, --nb-parent.
+ * --seed S, --nb-parent, --leave (MPI_Finalize with a communicator left
+ * alive by an unfreed persistent request, and one whose set-up call's only
+ * request was freed: a set-up maybe still in flight).  MPI_THREAD_MULTIPLE
+ * is asked for only when --only names threads: every other section runs
+ * single-threaded.
  * Prints "test_around OK" (rank 0); exits non-zero on any error.
  */
 #define _DEFAULT_SOURCE
@@ -52,7 +56,7 @@
 #include "persistent_compat.h"
 #include "test_check.h"
 
-static int rank, size, calls = 40, warmup = 16, nb_parent = 0;
+static int rank, size, calls = 40, warmup = 16, nb_parent = 0, leave = 0;
 static unsigned seed = 11;
 static const char *only = NULL;
 
@@ -622,6 +626,28 @@ static void cid(int n)
     OK(MPI_Comm_free(&d));
 }
 
+/* What MPI_Finalize may meet (MPI requires operations complete, not handles
+ * freed): a communicator kept alive by an inactive persistent request on its
+ * window, and one whose set-up call (a persistent request made and freed at
+ * once) may still be exchanging. */
+static void leave_behind(void)
+{
+    static double x, y;
+    MPI_Comm d = steady_dup(), e = setup_next_dup();
+    MPI_Request r, q;
+    OK(MPI_Allreduce_init(&x, &y, 1, MPI_DOUBLE, MPI_SUM, d, MPI_INFO_NULL, &r));
+    for (int i = 0; i < 3; i++) {
+        x = contrib(i, rank);
+        OK(MPI_Start(&r));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        check_double(y, sum_of(i, size), "leave: persistent allreduce", i);
+    }
+    OK(MPI_Allreduce_init(&x, &y, 1, MPI_DOUBLE, MPI_SUM, e, MPI_INFO_NULL, &q));
+    OK(MPI_Request_free(&q));
+    OK(MPI_Comm_free(&e));
+    (void) d; /* d and r stay */
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -636,12 +662,15 @@ int main(int argc, char **argv)
             seed = (unsigned) atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--nb-parent")) {
             nb_parent = 1;
+        } else if (0 == strcmp(argv[i], "--leave")) {
+            leave = 1;
         } else {
             fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
         }
     }
-    MPI_Init_thread(&argc, &argv, selected("threads") ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
+    MPI_Init_thread(&argc, &argv,
+                    NULL != only && selected("threads") ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
                     &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -654,7 +683,7 @@ int main(int argc, char **argv)
     if (selected("skew")) {
         skew(calls);
     }
-    if (selected("threads")) {
+    if (NULL != only && selected("threads")) {
         threads(calls);
     }
     if (selected("cid")) {
@@ -662,6 +691,9 @@ int main(int argc, char **argv)
     }
     if (NULL != only && selected("large")) {
         large();
+    }
+    if (leave) {
+        leave_behind();
     }
     OK(MPI_Barrier(MPI_COMM_WORLD));
     if (0 == rank) {
