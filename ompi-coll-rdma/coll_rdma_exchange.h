@@ -29,9 +29,11 @@
 
 /*
  * The set-up's tags.  No Open MPI series from 4.1 to 6.0 uses them
- * (ompi/mca/coll/base/coll_tags.h: -7 to -26 for the communicator code and
- * the blocking collectives, the nonblocking collectives' counter below);
- * MPI_ANY_TAG receives of the application match only tags >= 0.  One per
+ * (ompi/mca/coll/base/coll_tags.h: 4.1 has the blocking collectives at -10
+ * to -26 and the communicator code's tags near -31080, 5.0 and 6.0 the
+ * communicator code at -7 to -9 and the blocking collectives at -10 to -26;
+ * the nonblocking collectives' counter runs below those); MPI_ANY_TAG
+ * receives of the application match only tags >= 0 (ob1, pml/ucx).  One per
  * stage: a rank's second record to a peer can never be taken for its first.
  */
 #define COLL_RDMA_TAG_SETUP_RECORDS (-3)

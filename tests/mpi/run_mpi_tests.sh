@@ -896,8 +896,8 @@ TEST_COLL=$RDMA_REPO_ROOT/tests/robust/rank_env.sh case_ "nbsetup-mismatch-np3" 
 #     (libnbc frees under a pending request; the ID agreement's tag), so
 #     plain runs leave them out.
 AROUND_BIN=$(build_test test_around)
-around_args="--only idup,skew,cid"
-[ "$RDMA_MODE" = component ] && around_args="--only idup,free,skew,cid --nb-parent"
+around_args="--only idup,skew,cid,inter,inplace"
+[ "$RDMA_MODE" = component ] && around_args="--only idup,free,skew,cid,inter,inplace --nb-parent"
 for np in 2 3 4; do
     for w in 16 0; do
         TEST_COLL=$AROUND_BIN case_ "around-w$w-np$np" "$np" avx-off \

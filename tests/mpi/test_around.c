@@ -31,6 +31,13 @@
  *            nonblocking call and then a blocking one
  *   cid      MPI_Iallreduce of one MPI_INT with MPI_MAX/MPI_MIN (the shape
  *            of Open MPI's own agreement, handed on) among served calls
+ *   inter    MPI_Comm_idup of an intercommunicator (its ID agreement runs
+ *            MPI_Ireduce and MPI_Ibcast on the local communicator, from
+ *            inside opal_progress) while blocking intercommunicator
+ *            allreduces run (coll/inter: reduce and bcast on that same
+ *            local communicator); two groups of alternate ranks, np >= 4
+ *   inplace  MPI_Allgather, MPI_Ialltoall ... with MPI_IN_PLACE and a send
+ *            count and type that MPI ignores, garbage on rank 1
  *   large    (Open MPI 6.0: MPI 4's large counts) MPI_Ibcast_c and
  *            MPI_Bcast_init_c of 2^31 + 8 bytes as early requests: their
  *            fallbacks, made while the set-up runs, must get the whole count
@@ -523,6 +530,89 @@ static void threads(int n)
     pthread_join(t, NULL);
 }
 
+/* ---- inter ---------------------------------------------------------------- */
+
+static void inter(int n)
+{
+    unsigned st = seed * 65537u + (unsigned) rank;
+    int color = rank % 2;
+    MPI_Comm local, ic;
+
+    if (size < 4) {
+        if (0 == rank) {
+            printf("inter: skipped (needs 4 ranks: two groups of at least 2)\n");
+        }
+        return;
+    }
+    OK(MPI_Comm_split(MPI_COMM_WORLD, color, rank, &local));
+    OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - color, 77, &ic));
+    for (int it = 0; it < n; it++) {
+        MPI_Comm d;
+        MPI_Request r;
+        double x[4], y[4], want = 0;
+        for (int k = 0; k < 4; k++) {
+            x[k] = rank + it + k;
+        }
+        for (int q = 1 - color; q < size; q += 2) { /* the other group's sum */
+            want += q + it;
+        }
+        OK(MPI_Comm_idup(ic, &d, &r));
+        if (lrnd(&st) % 2) {
+            progress_for(MPI_COMM_WORLD, (int) (lrnd(&st) % 300));
+        }
+        OK(MPI_Allreduce(x, y, 4, MPI_DOUBLE, MPI_SUM, ic));
+        check_double(y[0], want, "inter: allreduce on the intercommunicator", it);
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        OK(MPI_Comm_free(&d));
+    }
+    OK(MPI_Comm_free(&ic));
+    OK(MPI_Comm_free(&local));
+}
+
+/* ---- inplace -------------------------------------------------------------- */
+
+static void inplace(int n)
+{
+    MPI_Comm d = steady_dup();
+    int *buf = malloc(2 * size * sizeof(int));
+    /* MPI ignores them with MPI_IN_PLACE: rank 1 passes garbage */
+    int scount = 1 == rank ? -1 : 0;
+    MPI_Datatype stype = 1 == rank ? MPI_DATATYPE_NULL : MPI_INT;
+    for (int it = 0; it < n; it++) {
+        MPI_Request r;
+        for (int q = 0; q < size; q++) {
+            buf[q] = q == rank ? it * 10 + q : -1;
+        }
+        if (it % 2) {
+            OK(MPI_Allgather(MPI_IN_PLACE, scount, stype, buf, 1, MPI_INT, d));
+        } else {
+            OK(MPI_Iallgather(MPI_IN_PLACE, scount, stype, buf, 1, MPI_INT, d, &r));
+            OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        }
+        for (int q = 0; q < size; q++) {
+            if (buf[q] != it * 10 + q) {
+                FAIL("inplace %d: allgather block %d is %d", it, q, buf[q]);
+            }
+        }
+        for (int q = 0; q < size; q++) {
+            buf[q] = it * 1000 + rank * 10 + q;
+        }
+        if (it % 2) {
+            OK(MPI_Ialltoall(MPI_IN_PLACE, scount, stype, buf, 1, MPI_INT, d, &r));
+            OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        } else {
+            OK(MPI_Alltoall(MPI_IN_PLACE, scount, stype, buf, 1, MPI_INT, d));
+        }
+        for (int q = 0; q < size; q++) {
+            if (buf[q] != it * 1000 + q * 10 + rank) {
+                FAIL("inplace %d: alltoall block %d is %d", it, q, buf[q]);
+            }
+        }
+    }
+    free(buf);
+    OK(MPI_Comm_free(&d));
+}
+
 /* ---- large ---------------------------------------------------------------- */
 
 #if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 6
@@ -688,6 +778,12 @@ int main(int argc, char **argv)
     }
     if (selected("cid")) {
         cid(calls);
+    }
+    if (selected("inter")) {
+        inter(calls);
+    }
+    if (selected("inplace")) {
+        inplace(calls);
     }
     if (NULL != only && selected("large")) {
         large();
