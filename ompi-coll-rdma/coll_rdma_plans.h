@@ -329,7 +329,10 @@ int coll_rdma_allreduce_nport_plan(coll_rdma_op_t *op);
  * seed 002 chapter 6), which its node's ranks copy out.  Across nodes
  * ceil(log_k nodes) rounds and one message per node, against
  * ceil(log_k P) rounds of the flat tree.  One instance per call; both rings
- * reused under the "consumed" credits (coll_rdma_layout.h).
+ * reused under the "consumed" credits (coll_rdma_layout.h): the carrier
+ * rewrites its read ring slot once every rank of its node consumed the
+ * instance a ring ago, and every rank where every window is mapped (where
+ * the flat read bcast, read by every rank, may share the ring).
  */
 int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op);
 /**

@@ -82,12 +82,15 @@ static bool two_level(int alg)
 {
     return COLL_RDMA_ALG_HIER == alg || COLL_RDMA_ALG_NPORT == alg;
 }
+#define BCAST_HIER 22 /* algs[BCAST_HIER]: the two-level bcast */
 /* families: 0 .. NALGS-1 one algorithm, then one collective each, then mixed (mapped, put
- * path), then the small bcast ring's long runs */
+ * path), then the small bcast ring's long runs, then read and two-level bcasts on one
+ * communicator whose windows are all mapped, under a node map (review 2026-11-27, F9) */
 #define FAM_COLL NALGS
 #define FAM_MIX (NALGS + COLL_RDMA_NCOLLS)
 #define FAM_SMALL (FAM_MIX + 2)
-#define NFAMS (FAM_SMALL + 1)
+#define FAM_BCAST_NODES (FAM_SMALL + 1)
+#define NFAMS (FAM_BCAST_NODES + 1)
 
 static uint64_t rng;
 
@@ -273,6 +276,18 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
     } else if (fam < FAM_SMALL) {
         sc->all_direct = FAM_MIX == fam;
         sc->ncalls = 10;
+    } else if (FAM_BCAST_NODES == fam) {
+        /* read bcasts (every rank reads the root's read ring) and two-level
+         * ones (a node reads its carrier's) of one communicator, every
+         * window mapped, nodes of `groups` consecutive ranks (as
+         * coll_rdma_debug_node_ranks makes them; tuning rules may name both
+         * algorithms for different sizes): a carrier rewrites its read ring
+         * slot only when every rank that may still read it is done */
+        sc->all_direct = true;
+        sc->groups = 1 + pick(P > 1 ? P - 1 : 1);
+        sc->ncalls = 12 + pick(13);
+        sc->cfg.bcast_slots = (int) PICK(2, 3);
+        sc->cfg.bcast_small_slots = (int) PICK(0, 2);
     } else {
         /* the small ring turned many times: 40 to 80 calls, mostly read
          * bcasts of one line or just over, from random roots, among every
@@ -293,11 +308,12 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
     }
     sc->copied = !sc->all_direct && pick(2);
     for (int i = 0; i < sc->ncalls; ++i) {
-        int k = fam < NALGS       ? fam
-                : fam < FAM_MIX   ? random_alg(fam - FAM_COLL, sc)
-                : fam < FAM_SMALL ? random_alg(-1, sc)
-                : pick(4)         ? BCAST_READ
-                                  : random_alg(-1, sc);
+        int k = fam < NALGS              ? fam
+                : fam < FAM_MIX          ? random_alg(fam - FAM_COLL, sc)
+                : fam < FAM_SMALL        ? random_alg(-1, sc)
+                : FAM_BCAST_NODES == fam ? (pick(2) ? BCAST_READ : BCAST_HIER)
+                : pick(4)                ? BCAST_READ
+                                         : random_alg(-1, sc);
         make_call(sc, i, k);
         if (FAM_SMALL == fam && BCAST_READ == k && sc->calls[i].replay_of < 0 && pick(4)) {
             sc->calls[i].bytes = 1 + (size_t) pick(COLL_RDMA_BCAST_SMALL_BYTES + 1);
@@ -307,15 +323,17 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
 
 static void describe(const sim_scenario_t *sc, int fam, uint64_t seed)
 {
-    printf("  reproduce: test_plans -p %d -s %llu -f %d (%s, %s%s, %d nodes; seq_start %llu, "
+    printf("  reproduce: test_plans -p %d -s %llu -f %d (%s, %s%s, %d nodes, groups of %d; "
+           "seq_start %llu, "
            "bcast slots %d, small slots %d)\n",
            sc->P, (unsigned long long) seed, fam,
-           fam < NALGS       ? "one algorithm"
-           : fam < FAM_MIX   ? "one collective"
-           : fam < FAM_SMALL ? "mixed"
-                             : "small bcast ring",
+           fam < NALGS              ? "one algorithm"
+           : fam < FAM_MIX          ? "one collective"
+           : fam < FAM_SMALL        ? "mixed"
+           : FAM_BCAST_NODES == fam ? "read and two-level bcasts"
+                                    : "small bcast ring",
            sc->all_direct ? "all mapped" : "put path", sc->copied ? " (copied puts)" : "",
-           sc->nodes,
+           sc->nodes, sc->groups,
            (unsigned long long) sc->cfg.debug_seq_start, sc->cfg.bcast_slots,
            sc->cfg.bcast_small_slots);
     for (int i = 0; i < sc->ncalls; ++i) {
@@ -418,8 +436,9 @@ int main(int argc, char **argv)
         }
     }
     memset(&st, 0, sizeof(st));
-    if (COLL_RDMA_BCAST != algs[BCAST_READ].coll || COLL_RDMA_ALG_READ != algs[BCAST_READ].alg) {
-        printf("FAIL internal: algs[BCAST_READ] is not the read bcast\n");
+    if (COLL_RDMA_BCAST != algs[BCAST_READ].coll || COLL_RDMA_ALG_READ != algs[BCAST_READ].alg
+        || COLL_RDMA_BCAST != algs[BCAST_HIER].coll || COLL_RDMA_ALG_HIER != algs[BCAST_HIER].alg) {
+        printf("FAIL internal: algs[BCAST_READ] or algs[BCAST_HIER] is not that bcast\n");
         return 1;
     }
     failed += window_memory(0);
