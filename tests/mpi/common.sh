@@ -277,6 +277,8 @@ rdma_stat_sum() {
 #   noserved:COLL:ALG no rank served a call with that algorithm
 #   warns:REGEX       a "[coll/rdma] rank N: warning: ..." line matches REGEX
 #   says:REGEX        any "[coll/rdma] rank N: ..." line matches REGEX
+#   once:REGEX        exactly one "[coll/rdma] rank N: warning: ..." line, of
+#                     all ranks together, matches REGEX (said once per job)
 rdma_check_stats() {
     local err=$1 np=$2 c n coll alg
     shift 2
@@ -342,6 +344,13 @@ rdma_check_stats() {
         says:*)
             if ! grep -E '^\[coll/rdma\] rank [0-9]+: ' "$err" | grep -qE "${c#says:}"; then
                 echo "no coll/rdma line matching '${c#says:}' on stderr"
+                return 0
+            fi
+            ;;
+        once:*)
+            n=$(grep -E '^\[coll/rdma\] rank [0-9]+: warning: ' "$err" | grep -cE "${c#once:}")
+            if [ "$n" -ne 1 ]; then
+                echo "$n coll/rdma warnings match '${c#once:}' on stderr, expected exactly one"
                 return 0
             fi
             ;;
