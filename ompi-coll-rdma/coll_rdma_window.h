@@ -83,6 +83,7 @@ typedef struct coll_rdma_window {
     uint64_t fetched;        /* put path: a peer's word being read (credit_test) */
     bool fetching;
     void *fetch_request;
+    const uint64_t *fetch_for; /* the credit cache (kind and peer) the get in flight is for */
     uint64_t seq_src;        /* source of sequence-word puts; stable until the flush */
     uint64_t *credit;        /* last bcast "consumed" value read from each peer */
     uint64_t *reduce_credit; /* last reduce "consumed" value read from each peer */

@@ -1,6 +1,7 @@
 /*
- * Bounds of the window geometry and the plans (code review of 2026-11-27:
- * F4, F10).  No MPI, no UCX: the layout and the plans are linked.
+ * Bounds of the window geometry, the plans and the credit reads (code review
+ * of 2026-11-27: F4, F10, F11).  No MPI, no UCX: the layout, the plans and
+ * the arrival protocol are linked, the transport below them is stubbed here.
  *
  *  layout   coll_rdma_layout() over extreme parameter values (each size
  *           parameter alone and all together at 0, 1, the line, 1 GiB,
@@ -19,6 +20,8 @@
  *           with OMPI_ERR_NOT_SUPPORTED, and a chunk or segment smaller
  *           than one element (F10: plan_chunks never advanced), at once;
  *           and serves what fits.
+ *  credits  coll_rdma_window_credit_test() over the put path: a get left in
+ *           flight for one peer is not taken as another peer's credit (F11).
  *
  * Prints failures (the first 20), then "test_bounds: PASS" or the count of
  * failures; exits non-zero on failure.  A plan that loops is cut by alarm()
@@ -28,6 +31,7 @@
 #include "coll_rdma_plans.h"
 #include "coll_rdma_sched.h"
 #include "coll_rdma_topo.h"
+#include "coll_rdma_window_protocol.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -405,6 +409,111 @@ static void test_plans(void)
            "hier allreduce in chunks of the smallest allreduce_short_max_bytes");
 }
 
+/* ---- credits over the put path: the transport stubbed ------------------------------------- */
+
+/* Each peer's consumed word (the stub's remote base is the peer's index);
+ * the get in flight: where it goes, the value it will bring, and whether
+ * its flush completes when tested. */
+static uint64_t words[P_PLAN];
+static uint64_t *get_dst, get_value;
+static bool get_in_flight, flush_completes;
+
+int coll_rdma_ucx_get(const coll_rdma_ucx_remote_t *remote, size_t off, void *dst, size_t bytes)
+{
+    (void) off;
+    (void) bytes;
+    get_dst = dst;
+    get_value = words[remote->base];
+    get_in_flight = true;
+    return OMPI_SUCCESS;
+}
+
+int coll_rdma_ucx_flush_test(void **request, bool *done)
+{
+    (void) request;
+    *done = !get_in_flight || flush_completes;
+    if (get_in_flight && flush_completes) {
+        *get_dst = get_value;
+        get_in_flight = false;
+    }
+    return OMPI_SUCCESS;
+}
+
+int coll_rdma_ucx_put_signal(const coll_rdma_ucx_remote_t *remote, size_t payload_off,
+                             const void *src, size_t bytes, size_t word_off, const uint64_t *word,
+                             bool *in_flight)
+{
+    (void) remote, (void) payload_off, (void) src, (void) bytes, (void) word_off, (void) word;
+    *in_flight = false;
+    return OMPI_SUCCESS;
+}
+
+int coll_rdma_ucx_fence(void)
+{
+    return OMPI_SUCCESS;
+}
+
+void coll_rdma_ucx_progress(void)
+{
+}
+
+void coll_rdma_ucx_want_progress(void)
+{
+}
+
+int coll_rdma_window_attach_late(coll_rdma_window_t *win, int i)
+{
+    win->peers[i].pending = false;
+    return OMPI_SUCCESS;
+}
+
+void opal_progress(void)
+{
+}
+
+static void test_credits(void)
+{
+    coll_rdma_config_t cfg = COLL_RDMA_CONFIG_DEFAULTS;
+    static coll_rdma_window_t w;
+    static coll_rdma_peer_t peers[P_PLAN];
+    static uint64_t credit[P_PLAN], reduce_credit[P_PLAN];
+    uint64_t seq = cfg.debug_seq_start + (uint64_t) cfg.bcast_slots; /* needs instance 1 */
+    bool granted = true;
+
+    memset(&w, 0, sizeof(w));
+    CHECK(OMPI_SUCCESS == coll_rdma_window_layout(&w, &cfg, P_PLAN, 0), "credits: no layout");
+    w.peers = peers;
+    w.credit = credit;
+    w.reduce_credit = reduce_credit;
+    w.nremote = P_PLAN - 1; /* no peer mapped: every credit is a get */
+    for (int i = 0; i < P_PLAN; ++i) {
+        peers[i].remote.base = (uint64_t) i;
+        credit[i] = reduce_credit[i] = cfg.debug_seq_start - 1;
+    }
+    words[1] = 1000; /* peer 1 consumed far ahead */
+    words[2] = 0;    /* peer 2 consumed nothing */
+    /* an operation asks peer 1's credit; its get stays in flight (the
+     * operation then ends with an error elsewhere) */
+    flush_completes = false;
+    (void) coll_rdma_window_credit_test(&w, COLL_RDMA_CREDIT_BCAST, 1, seq, &granted);
+    CHECK(!granted, "credits: granted before the get completed");
+    /* the next operation asks peer 2's: the old get completes now */
+    flush_completes = true;
+    (void) coll_rdma_window_credit_test(&w, COLL_RDMA_CREDIT_BCAST, 2, seq, &granted);
+    CHECK(!granted && credit[2] == cfg.debug_seq_start - 1,
+          "credits: peer 2's credit %s on peer 1's word (cache %llu)",
+          granted ? "granted" : "cached", (unsigned long long) credit[2]);
+    for (int i = 0; i < 3; ++i) {
+        (void) coll_rdma_window_credit_test(&w, COLL_RDMA_CREDIT_BCAST, 2, seq, &granted);
+    }
+    CHECK(!granted && credit[2] == 0, "credits: peer 2 granted on a word of 0");
+    words[2] = cfg.debug_seq_start; /* now it consumed instance 1 */
+    for (int i = 0; i < 3 && !granted; ++i) {
+        (void) coll_rdma_window_credit_test(&w, COLL_RDMA_CREDIT_BCAST, 2, seq, &granted);
+    }
+    CHECK(granted, "credits: peer 2 never granted once it consumed the instance");
+}
+
 int main(void)
 {
     struct rlimit as = {(rlim_t) 4 << 30, (rlim_t) 4 << 30};
@@ -416,6 +525,7 @@ int main(void)
     signal(SIGALRM, stuck);
     test_layout();
     test_plans();
+    test_credits();
     if (0 == failures) {
         printf("test_bounds: PASS\n");
         return 0;
