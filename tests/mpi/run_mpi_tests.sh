@@ -912,6 +912,13 @@ TEST_COLL=$RDMA_REPO_ROOT/tests/robust/rank_env.sh case_ "nbsetup-mismatch-np3" 
     "1 OMPI_MCA_coll_rdma_bcast_slots=4 -- $NBS_BIN --only nbonly,persist,chain,mixed,tags --calls 800" \
     "none warns:coll_rdma_bcast_slots.differs fb:ibarrier:window fb:iallreduce:window"
 
+# A parameter that differs on one rank, over a hundred communicators: the
+# agreement warns once (review 2026-11-27, U6: it warned at every
+# communicator's set-up), and every communicator with rank 1 falls back.
+TEST_COLL=$RDMA_REPO_ROOT/tests/robust/rank_env.sh case_ "mismatch-said-once-np3" 3 avx-off "" \
+    "1 OMPI_MCA_coll_rdma_bcast_slots=4 -- $TEST_COLL --only comm --dup-cycles 100" \
+    "once:coll_rdma_bcast_slots.differs fb:window"
+
 # 10. MPI_Allreduce with bounded staleness (tests/mpi/test_ssp.c): every
 #     block of every result is a contribution of an iteration within S of the
 #     caller's (its own: the current one), never torn, under random skew, with
