@@ -330,7 +330,7 @@ oversub_case() {
     rdma_selected "$name" || return 0
     cpus=$(python3 -c 'import os; c=sorted(os.sched_getaffinity(0)); print(",".join(map(str, c[:2])))' 2>/dev/null || echo 0,1)
     PRE="taskset -c $cpus" rcase "$name-tuned" 8 "--mca op ^avx --bind-to none --mca coll ^rdma" \
-        "$ROBUST mix --calls 10000 --no-skew" "none"
+        "$ROBUST mix --calls 10000 --no-skew" "unloaded"
     PRE="taskset -c $cpus" rcase "$name" 8 "--mca op ^avx --bind-to none" \
         "$ROBUST mix --calls 10000 --no-skew" "$SERVED_ALL" oversub_compare
 }
