@@ -1014,6 +1014,19 @@ case_ "rules-malformed-np3" 3 avx-off "--mca coll_rdma_tuning_file $RULES/malfor
 case_ "rules-missing-np2" 2 avx-off "--mca coll_rdma_tuning_file $RULES/none" \
     "--only barrier,bcast --iters 1 --light" "served:barrier:read served:bcast:read says:cannot.open.it"
 
+# Read and two-level bcasts on one communicator whose windows are all mapped,
+# under made-up nodes (rules naming read for small bcasts and hier for larger
+# ones): a carrier rewrites its read ring slot only once every rank that may
+# still read it is done (review 2026-11-27, F9; the plan simulator's family
+# 34 failed without it), thousands of back-to-back calls with random delays.
+printf 'bcast * 0-1024 read\nbcast * 1025- hier\n' >"$RULES/read-hier"
+for np in 4 5; do
+    case_ "rules-bcast-read-hier-np$np" "$np" avx-off \
+        "--mca coll_rdma_tuning_file $RULES/read-hier --mca coll_rdma_debug_node_ranks 2 --mca coll_rdma_bcast_slots 2" \
+        "--only bcast,stress --light --max-bytes 8192 --stress-calls 4000" \
+        "served:bcast:read served:bcast:hier"
+done
+
 # 12. two-level barrier and allreduce
 . "$RDMA_REPO_ROOT/tests/mpi/cases_two_level.sh"
 
