@@ -253,10 +253,10 @@ int coll_rdma_window_attach_late(coll_rdma_window_t *win, int i)
     if (OMPI_SUCCESS != rc) {
         if (coll_rdma_verbose(1)) {
             char me[160], peer[160];
-            coll_rdma_output("%s could not reach %s's window at its first use (set "
+            coll_rdma_output("%s could not reach rank %d's window at its first use (%s); set "
                              "coll_rdma_lazy_connect=0 to connect every peer at set-up, where a "
-                             "failure hands calls on)",
-                             coll_rdma_comm_rank(me, sizeof(me), win->comm, win->rank),
+                             "failure hands calls on",
+                             coll_rdma_comm_rank(me, sizeof(me), win->comm, win->rank), i,
                              coll_rdma_comm_rank(peer, sizeof(peer), win->comm, i));
         }
         return rc;
