@@ -7,6 +7,7 @@
 #include "coll_rdma_compat.h"
 #include "coll_rdma_topo.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,28 +47,97 @@ int64_t coll_rdma_agree_staleness_asked(struct ompi_communicator_t *comm)
     return end == value || '\0' != *end || s < 0 || s > COLL_RDMA_STALENESS_MAX ? -1 : s;
 }
 
+/* ---- warnings: once per process and cause ----------------------------------- */
+
 /*
- * The staleness every rank uses: what they all asked for, or 0 (exact), with
- * a warning by rank 0 where one asked for an invalid value or ranks differ.
+ * The causes this process warned about: a communicator's set-up finding a
+ * difference warns only the first time this process sees that difference
+ * (what differs, and the two values), however many communicators show it.
+ * A racing second set-up may say it twice; past COLL_RDMA_CAUSES causes,
+ * new ones are said every time.
  */
-int coll_rdma_agree_staleness(const coll_rdma_header_t *headers, int size, int rank)
+#define COLL_RDMA_CAUSES 64
+static uint64_t causes[COLL_RDMA_CAUSES];
+static int ncauses;
+
+static bool first_time(uint64_t what, uint64_t a, uint64_t b)
 {
-    for (int i = 0; i < size; ++i) {
-        if (headers[i].staleness < 0 || headers[i].staleness != headers[0].staleness) {
-            if (0 == rank && headers[i].staleness < 0) {
-                coll_rdma_output("warning: %s at rank %d is not an integer from 0 to %d; "
-                                 "MPI_Allreduce stays exact on this communicator",
-                                 COLL_RDMA_STALENESS_KEY, i, COLL_RDMA_STALENESS_MAX);
-            } else if (0 == rank) {
-                coll_rdma_output("warning: %s differs between ranks (%lld at rank 0, %lld at "
-                                 "rank %d); MPI_Allreduce stays exact on this communicator",
-                                 COLL_RDMA_STALENESS_KEY, (long long) headers[0].staleness,
-                                 (long long) headers[i].staleness, i);
-            }
-            return 0;
+    uint64_t key = 0xcbf29ce484222325ULL;
+    uint64_t parts[3] = {what, a, b};
+    int n = __atomic_load_n(&ncauses, __ATOMIC_ACQUIRE);
+
+    for (int i = 0; i < 3; ++i) {
+        key = (key ^ parts[i]) * 0x100000001b3ULL;
+    }
+    key += 0 == key; /* 0: an entry not yet written */
+    for (int i = 0; i < n && i < COLL_RDMA_CAUSES; ++i) {
+        if (__atomic_load_n(&causes[i], __ATOMIC_RELAXED) == key) {
+            return false;
         }
     }
+    n = __atomic_fetch_add(&ncauses, 1, __ATOMIC_ACQ_REL);
+    if (n < COLL_RDMA_CAUSES) {
+        __atomic_store_n(&causes[n], key, __ATOMIC_RELEASE);
+    }
+    return true;
+}
+
+/* How a warning names communicator rank r: with the communicator and the
+ * world rank where the caller gave comm, else as a communicator rank. */
+static const char *who(char *buf, size_t len, struct ompi_communicator_t *comm, int r)
+{
+    if (NULL != comm) {
+        return coll_rdma_comm_rank(buf, len, comm, r);
+    }
+    snprintf(buf, len, "communicator rank %d", r);
+    return buf;
+}
+
+/* ---- what every rank said ------------------------------------------------------ */
+
+/*
+ * The staleness every rank uses: what they all asked for, or 0 (exact), with
+ * a warning by rank 0 where one asked for an invalid value or ranks differ
+ * (once per process and cause).
+ */
+static int staleness(struct ompi_communicator_t *comm, const coll_rdma_header_t *headers, int size,
+                     int rank)
+{
+    char w0[160], wi[160];
+
+    for (int i = 0; i < size; ++i) {
+        int64_t si = headers[i].staleness, s0 = headers[0].staleness;
+
+        if (si >= 0 && si == s0) {
+            continue;
+        }
+        if (0 == rank && si < 0 && first_time(COLL_RDMA_NCONFIG, (uint64_t) si, 0)) {
+            coll_rdma_output("warning: %s at %s is not an integer from 0 to %d; MPI_Allreduce "
+                             "stays exact on this communicator (said once per process)",
+                             COLL_RDMA_STALENESS_KEY, who(wi, sizeof(wi), comm, i),
+                             COLL_RDMA_STALENESS_MAX);
+        } else if (0 == rank && si >= 0
+                   && first_time(COLL_RDMA_NCONFIG + 1, (uint64_t) s0, (uint64_t) si)) {
+            coll_rdma_output("warning: %s differs between ranks (%lld at %s, %lld at %s); "
+                             "MPI_Allreduce stays exact on this communicator (said once per "
+                             "process)",
+                             COLL_RDMA_STALENESS_KEY, (long long) s0, who(w0, sizeof(w0), comm, 0),
+                             (long long) si, who(wi, sizeof(wi), comm, i));
+        }
+        return 0;
+    }
     return (int) headers[0].staleness;
+}
+
+int coll_rdma_agree_staleness(const coll_rdma_header_t *headers, int size, int rank)
+{
+    return staleness(NULL, headers, size, rank);
+}
+
+int coll_rdma_agree_staleness_on(struct ompi_communicator_t *comm,
+                                 const coll_rdma_header_t *headers)
+{
+    return staleness(comm, headers, ompi_comm_size(comm), ompi_comm_rank(comm));
 }
 
 /* The rules a configuration field hashes, as a warning names them, and what
@@ -85,25 +155,42 @@ static const char *rules_differ(const char *name, const char **zero)
     return NULL;
 }
 
-/* Whether every rank reported the same configuration and ok; warns once
- * about a configuration that differs (whatever the oks). */
-bool coll_rdma_agree_headers(const coll_rdma_header_t *headers, int size, int rank)
+/* Warn (rank 0, once per process and cause) that field f differs between
+ * communicator ranks 0 and i. */
+static void say_differs(struct ompi_communicator_t *comm, const coll_rdma_header_t *headers, int f,
+                        int i)
+{
+    const char *zero = NULL, *rules = rules_differ(config_names[f], &zero);
+    int64_t v0 = headers[0].config[f], vi = headers[i].config[f];
+    char w0[160], wi[160];
+
+    if (!first_time((uint64_t) f, (uint64_t) v0, (uint64_t) vi)) {
+        return;
+    }
+    who(w0, sizeof(w0), comm, 0);
+    who(wi, sizeof(wi), comm, i);
+    if (NULL != rules) {
+        coll_rdma_output("warning: %s differ between ranks (hash %016llx at %s, %016llx at %s; "
+                         "0: %s); coll/rdma falls back on every communicator where they do "
+                         "(said once per process)",
+                         rules, (unsigned long long) v0, w0, (unsigned long long) vi, wi, zero);
+    } else {
+        coll_rdma_output("warning: %s differs between ranks (%lld at %s, %lld at %s); coll/rdma "
+                         "falls back on every communicator where it does (said once per process)",
+                         config_names[f], (long long) v0, w0, (long long) vi, wi);
+    }
+}
+
+/* Whether every rank reported the same configuration and ok; rank 0 warns
+ * about the first field that differs (whatever the oks). */
+static bool headers_agree(struct ompi_communicator_t *comm, const coll_rdma_header_t *headers,
+                          int size, int rank)
 {
     for (int i = 0; i < size; ++i) {
         for (int f = 0; f < COLL_RDMA_NCONFIG; ++f) {
             if (headers[i].config[f] != headers[0].config[f]) {
-                const char *zero = NULL, *rules = rules_differ(config_names[f], &zero);
-                if (0 == rank && NULL != rules) {
-                    coll_rdma_output("warning: %s differ between ranks (hash %016llx at rank 0, "
-                                     "%016llx at rank %d; 0: %s); coll/rdma falls back on this "
-                                     "communicator",
-                                     rules, (unsigned long long) headers[0].config[f],
-                                     (unsigned long long) headers[i].config[f], i, zero);
-                } else if (0 == rank) {
-                    coll_rdma_output("warning: %s differs between ranks (%lld at rank 0, %lld "
-                                     "at rank %d); coll/rdma falls back on this communicator",
-                                     config_names[f], (long long) headers[0].config[f],
-                                     (long long) headers[i].config[f], i);
+                if (0 == rank) {
+                    say_differs(comm, headers, f, i);
                 }
                 return false;
             }
@@ -117,6 +204,15 @@ bool coll_rdma_agree_headers(const coll_rdma_header_t *headers, int size, int ra
     return true;
 }
 
+bool coll_rdma_agree_headers(const coll_rdma_header_t *headers, int size, int rank)
+{
+    return headers_agree(NULL, headers, size, rank);
+}
+
+bool coll_rdma_agree_headers_on(struct ompi_communicator_t *comm, const coll_rdma_header_t *headers)
+{
+    return headers_agree(comm, headers, ompi_comm_size(comm), ompi_comm_rank(comm));
+}
 
 /* The node of rank i as coll_rdma_debug_node_ranks = k splits them (0: one). */
 static int debug_node(int k, int i)

@@ -85,11 +85,34 @@ void coll_rdma_agree_config(const coll_rdma_config_t *cfg, int64_t *out);
  */
 int64_t coll_rdma_agree_staleness_asked(struct ompi_communicator_t *comm);
 
-/** The staleness every rank uses: what all asked for, else 0 (rank 0 warns). */
-int coll_rdma_agree_staleness(const coll_rdma_header_t *headers, int size, int rank);
+/**
+ * The staleness every rank of `comm` uses, from the `headers` of its
+ * ompi_comm_size(comm) ranks: what all asked for, else 0 (exact).  Where one
+ * asked for an invalid value or ranks differ, communicator rank 0 warns,
+ * naming each rank as "communicator NAME rank r (world rank N)", once per
+ * process and distinct cause (the key and the two values), not once per
+ * communicator.
+ */
+int coll_rdma_agree_staleness_on(struct ompi_communicator_t *comm,
+                                 const coll_rdma_header_t *headers);
 
-/** Whether every rank is ok and said the same configuration (rank 0 warns
- * once about a parameter that differs). */
+/**
+ * Whether every rank of `comm` is ok and said the same configuration, from
+ * the `headers` of its ompi_comm_size(comm) ranks.  Where a parameter
+ * differs, communicator rank 0 warns about the first one found, naming the
+ * ranks as coll_rdma_agree_staleness_on() does, once per process and
+ * distinct cause (the parameter and the two values): a program making
+ * thousands of communicators gets one line, not thousands.
+ */
+bool coll_rdma_agree_headers_on(struct ompi_communicator_t *comm, const coll_rdma_header_t *headers);
+
+/**
+ * coll_rdma_agree_staleness_on() and coll_rdma_agree_headers_on() for a
+ * communicator of `size` ranks whose rank this is `rank`, without the
+ * communicator: the warnings then name communicator ranks only.  Kept for
+ * callers that do not pass the communicator yet; prefer the _on forms.
+ */
+int coll_rdma_agree_staleness(const coll_rdma_header_t *headers, int size, int rank);
 bool coll_rdma_agree_headers(const coll_rdma_header_t *headers, int size, int rank);
 
 /** What this rank says after attaching `win` (connected or not). */

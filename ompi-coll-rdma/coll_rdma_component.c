@@ -6,6 +6,7 @@
 
 #include "coll_rdma.h"
 #include "coll_rdma_entry.h"
+#include "coll_rdma_layout.h"
 #include "coll_rdma_module.h"
 #include "coll_rdma_names.h"
 #include "coll_rdma_request.h"
@@ -22,14 +23,6 @@
 #include "opal/util/proc.h"
 
 static int rdma_register(void);
-static void clamp_size(const char *name, size_t *value, size_t lo)
-{
-    if (*value < lo) {
-        coll_rdma_output("warning: coll_rdma_%s = %zu is below %zu; using %zu", name, *value,
-                         lo, lo);
-        *value = lo;
-    }
-}
 
 static int rdma_open(void);
 static int rdma_close(void);
@@ -178,32 +171,36 @@ static int rdma_register(void)
             "and every call it does not serve, go to the component of next lower priority",
             OPAL_INFO_LVL_6, &c->priority);
     reg_int("verbose",
-            "0: silent; 1: print per-process statistics at MPI_Finalize (calls served per "
-            "collective and algorithm, fallbacks by reason) and why coll/rdma stepped aside; 2: "
-            "also op self-test findings",
+            "0: warnings only; 1: also per-process statistics at MPI_Finalize (calls served and "
+            "fallbacks by reason), why coll/rdma stepped aside (UCX unavailable, no window on a "
+            "communicator and why, a peer unreachable at its first use), calls served beyond the "
+            "thresholds as Open MPI's own reduction is wrong, the tuning file loaded; 2: also the "
+            "op self-test's findings, each communicator's window bytes and peers attached",
             OPAL_INFO_LVL_5, &c->verbose);
     reg_int("min_comm_size",
             "Smallest communicator (in ranks) that coll/rdma serves; it never serves fewer than 2",
             OPAL_INFO_LVL_6, &cfg->min_comm_size);
     reg_int("window_setup_calls",
             "Collective calls a communicator leaves to the previous component before coll/rdma "
-            "sets its windows up (at the next call). Set-up costs about 0.5 ms at 2 ranks and 1.4 "
-            "ms at 16 (mapping and unmapping shared memory), so short-lived communicators are "
+            "sets its windows up (at the next call). Set-up costs milliseconds (measured: 2.7 ms "
+            "at 2 ranks with the default rules, 1.5 ms without; 4.7 ms at 16 ranks; mapping and "
+            "unmapping shared memory; docs/performance.md), so short-lived communicators are "
             "better left alone; 0: set up at the first call. The last five of these calls start "
             "UCX in steps, once per process (at most about 2 ms each). Must be the same on every "
             "rank, like coll_rdma_priority",
             OPAL_INFO_LVL_6, &c->window_setup_calls);
     reg_int("poll_spins",
             "Polls of a sequence word between two calls of opal_progress() in a wait (which "
-            "yields the core when ranks outnumber cores)",
-            OPAL_INFO_LVL_9, &c->poll_spins);
+            "yields the core when ranks outnumber cores); 1 to 2^30",
+            OPAL_INFO_LVL_5, &c->poll_spins);
     /* A local resource limit, not agreed: a rank whose window would exceed it
      * reports failure in the set-up exchange and the communicator falls back. */
     reg_var("window_max_bytes",
-            "Largest window (bytes) this process registers for one communicator; 0: no limit. A "
-            "communicator whose window geometry needs more falls back on every rank (with a "
-            "message at verbose >= 1). May differ between ranks",
-            MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_9, &c->window_max_bytes);
+            "Largest window (bytes, at most 2^40) this process registers for one communicator; "
+            "0: no limit. A communicator whose window geometry needs more falls back on every "
+            "rank (with a message at verbose >= 1). The guard against size parameters set so "
+            "large that windows would not fit in memory. May differ between ranks",
+            MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_4, &c->window_max_bytes);
     /* Local, not agreed: which peers a rank attaches at set-up changes
      * nothing that another rank sees. */
     reg_int("lazy_connect",
@@ -218,10 +215,11 @@ static int rdma_register(void)
             "(docs/tuning.md, \"Calibration\"; bench/tune.sh writes one for this machine): lines "
             "of collective, ranks, bytes and algorithm, the first matching rule decides; calls no "
             "rule matches take the default rules, then the built-in table. A file that cannot be "
-            "read or parsed is reported with its line, and is not used. Every rank must load the "
-            "same rules (agreed at window "
-            "set-up like the other parameters); where they differ, coll/rdma falls back on "
-            "that communicator with a warning. A *_algorithm other than auto overrides the "
+            "read or parsed is reported (once per job, with its line) and is not used: auto "
+            "follows the default rules and the built-in table as without it. Every rank must "
+            "load the same rules (agreed at window set-up like the other parameters); where they "
+            "differ, coll/rdma falls back on that communicator with a warning. A *_algorithm "
+            "other than auto overrides the "
             "file for its collective",
             MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_5, &c->tuning_file);
     reg_int("default_rules",
@@ -262,12 +260,15 @@ static int rdma_register(void)
             "per slot",
             OPAL_INFO_LVL_6, &cfg->bcast_small_slots);
     reg_size("bcast_segment_bytes",
-             "Payload bytes of one bcast slot: the segment of every bcast (read, knomial, "
-             "hier), one instance each; up to bcast_slots of them in flight. Window memory for "
-             "bcast: 2 * bcast_slots * this",
+             "Payload bytes of one bcast slot (64 to 2^30): the segment of every bcast (read, "
+             "knomial, hier), one instance each; up to bcast_slots of them in flight. Window "
+             "memory for bcast: 2 * bcast_slots * min(this, bcast_max_bytes)",
              &cfg->bcast_segment_bytes);
     reg_size("bcast_max_bytes",
-             "Largest MPI_Bcast (bytes) that coll/rdma serves; larger ones fall back",
+             "Largest MPI_Bcast (bytes, at most 2^31 - 1) that forced algorithms and tuning or "
+             "default rules serve; larger ones fall back. auto's built-in table stops below "
+             "it: at 1 MiB, at 16 KiB on 2 ranks of one node, at one segment across nodes (and "
+             "on one node the default rules decide first: on 2 ranks they hand on above 4 KiB)",
              &cfg->bcast_max_bytes);
     reg_alg(COLL_RDMA_ALLREDUCE, coll_rdma_coll_algs[COLL_RDMA_ALLREDUCE],
             "MPI_Allreduce algorithm: auto, fallback (previous component), ktree (Gupta's "
@@ -304,17 +305,25 @@ static int rdma_register(void)
     reg_int("allreduce_bruck_n", "Ports n of Bruck's n-port allreduce (>= 1)", OPAL_INFO_LVL_5,
             &cfg->allreduce_bruck_n);
     reg_size("allreduce_max_bytes",
-             "Largest MPI_Allreduce (bytes) that coll/rdma serves; larger ones fall back",
+             "Largest MPI_Allreduce (bytes, at most 2^31 - 1) that forced algorithms and tuning "
+             "or default rules serve; larger ones fall back (but for the (op, type) pairs Open "
+             "MPI reduces wrong, served at every size). auto's built-in table stops below it, at "
+             "1 MiB (the ring: one node, at most allreduce_ring_max_ranks ranks, 512 KiB on 2); "
+             "on one node the default rules decide first (rsag from a few KiB; on 2 ranks they "
+             "hand on above 512 KiB). Caps the slots of the slot algorithms and of read too",
              &cfg->allreduce_max_bytes);
     reg_size("allreduce_short_max_bytes",
-             "Largest MPI_Allreduce (bytes) served by ktree, pairwise, nway and bruck; each of "
-             "their window slots holds this many bytes (or allreduce_max_bytes if smaller). "
-             "Larger ones take the segmented ring under auto; a forced slot algorithm falls "
-             "back for them",
+             "Largest MPI_Allreduce (bytes, 64 to 2^30: at least one element of every type) "
+             "served by ktree, pairwise, nway, bruck, and by hier under auto; each of their "
+             "window slots holds min(this, allreduce_max_bytes). A forced slot algorithm falls "
+             "back above it; forced hier and nport serve larger ones in chunks of it. Above it "
+             "auto takes the segmented ring only on one node, on at most "
+             "allreduce_ring_max_ranks ranks and up to 1 MiB (512 KiB on 2 ranks), and there "
+             "the default rules give most sizes to rsag; elsewhere it falls back",
              &cfg->allreduce_short_max_bytes);
     reg_size("allreduce_ring_segment_bytes",
-             "Bytes per message of the segmented ring allreduce (>= 64): each ring slot holds "
-             "one segment",
+             "Bytes per message of the segmented ring allreduce (64 to 2^30): each ring slot "
+             "holds one segment",
              &cfg->allreduce_ring_segment_bytes);
     reg_int("allreduce_ring_max_ranks",
             "auto takes the ring above allreduce_short_max_bytes only on communicators of at "
@@ -327,17 +336,22 @@ static int rdma_register(void)
             "in flight to its right neighbour; the ring region is slots * segment bytes",
             OPAL_INFO_LVL_6, &cfg->allreduce_ring_slots);
     reg_size("allreduce_read_max_bytes",
-             "Largest MPI_Allreduce (bytes) served by read (auto picks it up to here on one node); "
-             "each rank's window holds two slots of this size",
+             "Largest MPI_Allreduce (bytes, 0 to 2^30) served by read. auto picks read up to "
+             "here (and allreduce_short_max_bytes) only on one node and on more than 4 ranks (on "
+             "2 and 4, pairwise is as fast); forced read serves up to here on one node. Each "
+             "rank's window holds two slots of min(this, allreduce_max_bytes)",
              &cfg->allreduce_read_max_bytes);
     reg_size("allreduce_rsag_segment_bytes",
-             "Segment of the algorithms by reading (>= 64): bytes of each rank's input that the "
-             "rsag allreduce and reduce reduce per round of their pipeline, bytes of each rank's "
-             "block per round of the read allgather. Each rank's window holds two segments of this "
-             "size for each of them that is forced or named by a tuning rule (none otherwise)",
+             "Segment of the four algorithms by reading (64 to 2^30; despite the name, not "
+             "allreduce's alone): bytes of each rank's input per round of the pipeline of the "
+             "rsag allreduce and of the rsag reduce, of each rank's block per round of the read "
+             "allgather, and, shared among the destinations (whole cache lines), of its blocks "
+             "per round of the read alltoall. Each rank's window holds two segments for each of "
+             "the four that is forced or named by a tuning or default rule, none for the others; "
+             "the default rules name all four (at 2 ranks about 2.1 MB of a 3.6 MB window)",
              &cfg->allreduce_rsag_segment_bytes);
     reg_size("allreduce_ssp_max_bytes",
-             "Largest MPI_Allreduce (bytes, >= 8) served with bounded staleness on a "
+             "Largest MPI_Allreduce (bytes, 8 to 2^30) served with bounded staleness on a "
              "communicator that asked for it (info key coll_rdma_allreduce_staleness = S >= 1; "
              "larger ones are exact): each rank's window on such a communicator holds 2S + 2 "
              "slots of this size",
@@ -371,8 +385,9 @@ static int rdma_register(void)
             "each rank copies its block into its window and every rank copies every block out; "
             "any block size up to allgather_max_bytes)");
     reg_size("allgather_max_bytes",
-             "Largest MPI_Allgather block (bytes contributed per rank) that coll/rdma serves; "
-             "larger ones fall back",
+             "Largest MPI_Allgather block (bytes contributed per rank, at most 2^31 - 1) that "
+             "forced algorithms and rules serve; larger ones fall back. bruck and ring also "
+             "within 512 KiB / 2P, auto's built-in table to 4 KiB",
              &cfg->allgather_max_bytes);
     reg_alg(COLL_RDMA_ALLTOALL, coll_rdma_coll_algs[COLL_RDMA_ALLTOALL],
             "MPI_Alltoall algorithm: auto, fallback (previous component), bruck (Bruck's index "
@@ -380,8 +395,10 @@ static int rdma_register(void)
             "read (one node: in segments, each rank copies its blocks into its window and every "
             "rank copies out the ones meant for it; any block size up to alltoall_max_bytes)");
     reg_size("alltoall_max_bytes",
-             "Largest MPI_Alltoall block (bytes per destination) that coll/rdma serves; larger "
-             "ones fall back",
+             "Largest MPI_Alltoall block (bytes per destination, at most 2^31 - 1) that forced "
+             "algorithms and rules serve; larger ones fall back. direct also within 512 KiB / "
+             "2P, bruck within 512 KiB / (2 x its blocks per half), auto's built-in table to "
+             "4 KiB",
              &cfg->alltoall_max_bytes);
     reg_alg(COLL_RDMA_REDUCE, coll_rdma_coll_algs[COLL_RDMA_REDUCE],
             "MPI_Reduce algorithm: auto (knomial), fallback (previous component), knomial "
@@ -393,7 +410,10 @@ static int rdma_register(void)
     reg_int("reduce_radix", "Radix k of the k-nomial reduce tree (>= 2)", OPAL_INFO_LVL_5,
             &cfg->reduce_radix);
     reg_size("reduce_max_bytes",
-             "Largest MPI_Reduce (bytes) that coll/rdma serves; larger ones fall back",
+             "Largest MPI_Reduce (bytes, at most 2^31 - 1) that forced algorithms and rules "
+             "serve; larger ones fall back (but for the (op, type) pairs Open MPI reduces "
+             "wrong). knomial and hier also within 512 KiB / (2 * the tree's most children), "
+             "auto's built-in table to 4 KiB",
              &cfg->reduce_max_bytes);
     reg_var("debug_seq_start",
             "Debugging: first sequence number of every collective on a new communicator (default "
@@ -417,25 +437,39 @@ static int rdma_register(void)
     return OMPI_SUCCESS;
 }
 
-/* Clamp a parameter to its valid range, saying so. */
+/* Clamp a parameter to its valid range, saying so once per job (world rank 0: a value set
+ * on some ranks only is named by the set-up agreement, which finds it differing). */
 static void clamp(const char *name, int *value, int lo, int hi)
 {
     int v = *value < lo ? lo : (*value > hi ? hi : *value);
     if (v != *value) {
-        coll_rdma_output("warning: coll_rdma_%s = %d is out of range [%d, %d]; using %d", name,
-                         *value, lo, hi, v);
+        if (coll_rdma_job_speaker()) {
+            coll_rdma_output("warning: coll_rdma_%s = %d is out of range [%d, %d]; using %d",
+                             name, *value, lo, hi, v);
+        }
         *value = v;
     }
 }
 
+/* A size parameter out of its range (coll_rdma_config_bound_sizes()): said
+ * as clamp() says it.  An MCA size_t takes -1 as 2^64 - 1 without a word. */
+static void size_said(const coll_rdma_size_param_t *p, size_t was, size_t now, void *ctx)
+{
+    (void) ctx;
+    if (coll_rdma_job_speaker()) {
+        coll_rdma_output("warning: coll_rdma_%s = %zu is out of range [%zu, %zu]; using %zu",
+                         p->name, was, p->lo, p->hi, now);
+    }
+}
+
 /*
- * auto's rules from the tuning file, if one is named: parsed once per
- * process.  What is wrong with the file is said by the first process of each
- * node (every process at verbose >= 1), and auto keeps the built-in table;
- * should the processes of a communicator end up with different rules, its
- * set-up agreement falls back with a warning.
+ * auto's rules from the tuning file, if one is named: parsed once per process.  What is
+ * wrong with it is said once per job, by world rank 0 (every process at verbose >= 1), and
+ * auto follows the default rules (`defaults`, on one node) and the built-in table, as without
+ * a file.  A file readable on some nodes only leaves processes with different rules: the
+ * set-up agreement finds that and falls back with a warning.
  */
-static void load_rules(coll_rdma_config_t *cfg, const char *path)
+static void load_rules(coll_rdma_config_t *cfg, const char *path, bool defaults)
 {
     coll_rdma_rules_t *rules;
     char err[512];
@@ -447,9 +481,12 @@ static void load_rules(coll_rdma_config_t *cfg, const char *path)
     }
     rules = coll_rdma_rules_parse(path, coll_rdma_names_vocab(), err, sizeof(err));
     if (NULL == rules) {
-        if (0 == opal_process_info.my_local_rank || coll_rdma_verbose(1)) {
-            coll_rdma_output("error: coll_rdma_tuning_file %s: %s; auto uses its built-in table",
-                             path, err);
+        if (coll_rdma_job_speaker() || coll_rdma_verbose(1)) {
+            coll_rdma_output("error: coll_rdma_tuning_file %s: %s; the file is not used: auto "
+                             "follows %s",
+                             path, err,
+                             defaults ? "the default rules (on one node), then its built-in table"
+                                      : "its built-in table (coll_rdma_default_rules is 0)");
         }
         return;
     }
@@ -495,20 +532,16 @@ static int rdma_open(void)
     clamp("bcast_radix", &cfg->bcast_radix, 2, 64);
     clamp("bcast_slots", &cfg->bcast_slots, 2, 1024);
     clamp("bcast_small_slots", &cfg->bcast_small_slots, 0, 4096);
-    clamp_size("bcast_segment_bytes", &cfg->bcast_segment_bytes, 64);
     clamp("allreduce_ktree_degree", &cfg->allreduce_ktree_degree, 1, 63);
     clamp("allreduce_nway_n", &cfg->allreduce_nway_n, 1, 64);
     clamp("allreduce_bruck_n", &cfg->allreduce_bruck_n, 1, 64);
     clamp("allreduce_ring_slots", &cfg->allreduce_ring_slots, 2, 1024);
-    if (cfg->allreduce_ring_segment_bytes < 64 || cfg->allreduce_ring_segment_bytes > (1u << 30)) {
-        size_t v = cfg->allreduce_ring_segment_bytes < 64 ? 64 : (size_t) 1 << 30;
-        coll_rdma_output("warning: coll_rdma_allreduce_ring_segment_bytes = %zu is out of "
-                         "range [64, 2^30]; using %zu",
-                         cfg->allreduce_ring_segment_bytes, v);
-        cfg->allreduce_ring_segment_bytes = v;
+    (void) coll_rdma_config_bound_sizes(cfg, size_said, NULL);
+    if (mca_coll_rdma_component.window_max_bytes > COLL_RDMA_WINDOW_BYTES_MAX) { /* a module's */
+        size_said(&(coll_rdma_size_param_t){"window_max_bytes", 0, 0, COLL_RDMA_WINDOW_BYTES_MAX},
+                  mca_coll_rdma_component.window_max_bytes, COLL_RDMA_WINDOW_BYTES_MAX, NULL);
+        mca_coll_rdma_component.window_max_bytes = COLL_RDMA_WINDOW_BYTES_MAX;
     }
-    clamp_size("allreduce_rsag_segment_bytes", &cfg->allreduce_rsag_segment_bytes, 64);
-    clamp_size("allreduce_ssp_max_bytes", &cfg->allreduce_ssp_max_bytes, 8);
     clamp("reduce_radix", &cfg->reduce_radix, 2, 64);
     clamp("debug_node_ranks", &cfg->debug_node_ranks, -(1 << 30), 1 << 30);
     clamp("auto_emulated", &cfg->auto_emulated, 0, 1);
@@ -516,7 +549,8 @@ static int rdma_open(void)
     clamp("window_setup_calls", &mca_coll_rdma_component.window_setup_calls, 0, 1 << 30);
     clamp("lazy_connect", &mca_coll_rdma_component.lazy_connect, 0, 1);
     clamp("default_rules", &mca_coll_rdma_component.default_rules, 0, 1);
-    load_rules(cfg, mca_coll_rdma_component.tuning_file);
+    load_rules(cfg, mca_coll_rdma_component.tuning_file,
+               0 != mca_coll_rdma_component.default_rules);
     load_defaults(cfg, mca_coll_rdma_component.default_rules);
     return OMPI_SUCCESS;
 }

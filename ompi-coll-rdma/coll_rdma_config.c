@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "ompi/communicator/communicator.h"
 #include "ompi/proc/proc.h"
 
 static int verbosity = 0;
@@ -42,4 +43,18 @@ void coll_rdma_output(const char *fmt, ...)
      * pipe): stdio may split an unbuffered stderr line, and lines of ranks
      * printing at once then interleave mid-line */
     (void) !write(STDERR_FILENO, line, (size_t) n);
+}
+
+bool coll_rdma_job_speaker(void)
+{
+    return 0 == OMPI_PROC_MY_NAME->vpid;
+}
+
+const char *coll_rdma_comm_rank(char *buf, size_t len, struct ompi_communicator_t *comm, int r)
+{
+    ompi_proc_t *proc = ompi_comm_peer_lookup(comm, r);
+
+    snprintf(buf, len, "communicator %s rank %d (world rank %u)", comm->c_name, r,
+             NULL != proc ? (unsigned) proc->super.proc_name.vpid : 0u);
+    return buf;
 }

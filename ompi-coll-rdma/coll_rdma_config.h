@@ -156,7 +156,27 @@ void coll_rdma_config_set_verbosity(int level);
 /** Whether messages of `level` are printed (coll_rdma_verbose >= level). */
 bool coll_rdma_verbose(int level);
 
-/** Print one line on stderr, prefixed with the component and world rank. */
+/** Print one line on stderr, prefixed with the component and world rank
+ * ("[coll/rdma] rank N: "). */
 void coll_rdma_output(const char *fmt, ...) __opal_attribute_format__(__printf__, 1, 2);
+
+/**
+ * Whether this process says what holds for the whole job: world rank 0.
+ * Every process reads the same parameters and files, so a message about
+ * them is printed once per job, not once per process; a value set on some
+ * ranks only shows where a communicator's set-up agreement finds it
+ * differing, and is named there (coll_rdma_agree.c).
+ */
+bool coll_rdma_job_speaker(void);
+
+struct ompi_communicator_t;
+
+/**
+ * How a message names rank `r` of communicator `comm`: "communicator NAME
+ * rank r (world rank N)", into buf (len bytes); returns buf.  The output
+ * prefix is this process's world rank, which on a sub-communicator is not
+ * the communicator rank the message speaks of.
+ */
+const char *coll_rdma_comm_rank(char *buf, size_t len, struct ompi_communicator_t *comm, int r);
 
 #endif /* COLL_RDMA_CONFIG_H */

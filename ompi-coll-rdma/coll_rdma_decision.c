@@ -378,7 +378,8 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
     decided = decide(cfg, COLL_RDMA_ALLREDUCE, allreduce_as, &f, why);
     /* any size: rsag's and the ring's window memory is per segment; rsag
      * reads every window (one node) and needs its segments laid out, which
-     * the window has only where rsag is forced or a rule names it */
+     * the window has only where rsag is forced or a tuning or default rule
+     * names it */
     return rescue(cfg, allreduce_as, &f, decided,
                   all_direct && f.rsag_segments ? COLL_RDMA_ALG_RSAG : COLL_RDMA_ALG_RING, rescued,
                   why);

@@ -18,8 +18,9 @@ typedef struct coll_rdma_reach {
     bool emulated;   /* some rank reaches a peer by puts UCX emulates (no RMA lane: TCP) */
     int nnodes;      /* nodes of the window's node map, 0 where there is none */
     /* the window holds segments for the rsag allreduce / reduce: laid out
-     * only where rsag is the collective's forced algorithm or a tuning rule
-     * names it (a function of the agreed configuration) */
+     * only where rsag is the collective's forced algorithm or a tuning or
+     * default rule names it (the default rules do, so by default they are;
+     * a function of the agreed configuration) */
     bool rsag_allreduce, rsag_reduce;
 } coll_rdma_reach_t;
 

@@ -273,6 +273,29 @@ static void node_credits(coll_rdma_prog_t *p, const coll_rdma_window_t *win, int
     }
 }
 
+/*
+ * The credits before a carrier rewrites its read ring slot: of every rank
+ * that may still read what it held a ring ago.  Over the two-level bcast
+ * those are its node's; but where every window is mapped (agreed at set-up:
+ * one machine split by coll_rdma_debug_node_ranks, or nodes by shared cache)
+ * the flat read bcast may run on the same communicator (tuning rules naming
+ * read for some sizes and hier for others) and have written that slot for
+ * every rank to read: then every rank's credit (review 2026-11-27, F9; the
+ * plan simulator's family of read and two-level bcasts fails without it).
+ */
+static void read_ring_credits(coll_rdma_prog_t *p, const coll_rdma_window_t *win)
+{
+    if (!win->all_direct) {
+        node_credits(p, win, COLL_RDMA_CREDIT_BCAST);
+        return;
+    }
+    for (int peer = 0; peer < win->comm_size; ++peer) {
+        if (peer != win->rank) {
+            coll_rdma_prog_credit(p, COLL_RDMA_ACT_CREDIT, 0, COLL_RDMA_CREDIT_BCAST, peer);
+        }
+    }
+}
+
 int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op)
 {
     coll_rdma_window_t *win = op->win;
@@ -297,9 +320,9 @@ int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op)
             free(ranks);
         }
         /* as the read bcast's root: the slot last held instance seq -
-         * bcast_slots, done with once every rank of the node consumed it */
-        node_credits(p, win, COLL_RDMA_CREDIT_BCAST);
+         * bcast_slots, done with once every rank that may read it consumed it */
         if (win->nlocal > 1) {
+            read_ring_credits(p, win);
             coll_rdma_prog_post(p, 0, win->rank, slot, rbuf, op->bytes);
         }
     }

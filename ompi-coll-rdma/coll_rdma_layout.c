@@ -14,9 +14,46 @@
 #include "coll_rdma_rules.h"
 #include "coll_rdma_sched.h"
 
-static size_t line_round(size_t bytes)
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Checked size arithmetic: a sum or product that does not fit in size_t
+ * marks the layout failed (l->overflow; coll_rdma_layout() then returns an
+ * error and the set-up agrees on no window) instead of wrapping to a small
+ * slot that the decision would still fill with the parameter's bytes.
+ */
+static size_t add_sz(coll_rdma_layout_t *l, size_t a, size_t b)
 {
-    return (bytes + COLL_RDMA_LINE - 1) & ~((size_t) COLL_RDMA_LINE - 1);
+    size_t r;
+
+    if (__builtin_add_overflow(a, b, &r)) {
+        l->overflow = true;
+        return SIZE_MAX;
+    }
+    return r;
+}
+
+static size_t mul_sz(coll_rdma_layout_t *l, size_t a, size_t b)
+{
+    size_t r;
+
+    if (__builtin_mul_overflow(a, b, &r)) {
+        l->overflow = true;
+        return SIZE_MAX;
+    }
+    return r;
+}
+
+static size_t line_round(coll_rdma_layout_t *l, size_t bytes)
+{
+    return add_sz(l, bytes, COLL_RDMA_LINE - 1) & ~((size_t) COLL_RDMA_LINE - 1);
+}
+
+/* A slot of a header line and `payload` bytes, in whole lines. */
+static size_t slot_bytes(coll_rdma_layout_t *l, size_t payload)
+{
+    return line_round(l, add_sz(l, COLL_RDMA_SLOT_HEADER, payload));
 }
 
 /*
@@ -66,7 +103,7 @@ static size_t reserve_region(coll_rdma_layout_t *l, size_t *off, int nslots, siz
     size_t start = *off;
 
     note_region(l, start, nslots, stride, 0, empty);
-    *off += (size_t) nslots * stride;
+    *off = add_sz(l, *off, mul_sz(l, (size_t) nslots, stride));
     return start;
 }
 
@@ -76,9 +113,9 @@ static size_t add_region(coll_rdma_layout_t *l, size_t *off, int nslots, size_t 
     return reserve_region(l, off, nslots, stride, l->seq_start - 1);
 }
 
-static size_t round8(size_t bytes)
+static size_t round8(coll_rdma_layout_t *l, size_t bytes)
 {
-    return (bytes + 7) & ~(size_t) 7;
+    return add_sz(l, bytes, 7) & ~(size_t) 7;
 }
 
 static size_t min_size(size_t a, size_t b)
@@ -92,6 +129,14 @@ static long bruck_half_blocks(int comm_size, bool alltoall)
     int slots = coll_rdma_sched_rounds(comm_size, COLL_RDMA_BRUCK_RADIX)
                 * (COLL_RDMA_BRUCK_RADIX - 1);
     return coll_rdma_bruck_blocks_before(comm_size, COLL_RDMA_BRUCK_RADIX, slots, alltoall);
+}
+
+/* One half of a packed Bruck region: a header line per slot and `blocks`
+ * blocks of `stride` bytes, in whole lines. */
+static size_t bruck_half(coll_rdma_layout_t *l, int slots, long blocks, size_t stride)
+{
+    return line_round(l, add_sz(l, mul_sz(l, (size_t) slots, COLL_RDMA_LINE),
+                                mul_sz(l, (size_t) blocks, stride)));
 }
 
 /* The largest bytes `alg` may serve of `coll` at comm_size ranks other than
@@ -170,38 +215,37 @@ static size_t layout_block_regions(coll_rdma_layout_t *l, const coll_rdma_config
     int size = l->comm_size;
     int bruck_slots = coll_rdma_sched_rounds(size, COLL_RDMA_BRUCK_RADIX)
                       * (COLL_RDMA_BRUCK_RADIX - 1);
-    size_t scratch;
+    size_t scratch, a2a_scratch;
 
     l->ag_block = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_BRUCK);
-    l->ag_stride = round8(l->ag_block);
-    l->ag_bruck_half = line_round((size_t) bruck_slots * COLL_RDMA_LINE
-                                    + (size_t) bruck_half_blocks(size, false) * l->ag_stride);
+    l->ag_stride = round8(l, l->ag_block);
+    l->ag_bruck_half = bruck_half(l, bruck_slots, bruck_half_blocks(size, false), l->ag_stride);
     l->off_ag_bruck = off;
     note_packed_region(l, off, bruck_slots, l->ag_stride, 1);
-    note_packed_region(l, off + l->ag_bruck_half, bruck_slots, l->ag_stride, 1);
-    off += 2 * l->ag_bruck_half;
-    l->ag_ring_slot = line_round(COLL_RDMA_SLOT_HEADER + l->ag_block);
+    note_packed_region(l, add_sz(l, off, l->ag_bruck_half), bruck_slots, l->ag_stride, 1);
+    off = add_sz(l, off, mul_sz(l, 2, l->ag_bruck_half));
+    l->ag_ring_slot = slot_bytes(l, l->ag_block);
     l->off_ag_ring = add_region(l, &off, 2 * (size - 1), l->ag_ring_slot);
 
     l->a2a_direct_block = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_ALLTOALL,
                                                        COLL_RDMA_ALG_DIRECT);
-    l->a2a_direct_slot = line_round(COLL_RDMA_SLOT_HEADER + l->a2a_direct_block);
+    l->a2a_direct_slot = slot_bytes(l, l->a2a_direct_block);
     l->off_a2a_direct = add_region(l, &off, 2 * size, l->a2a_direct_slot);
     l->a2a_bruck_block = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_ALLTOALL,
                                                       COLL_RDMA_ALG_BRUCK);
-    l->a2a_bruck_stride = round8(l->a2a_bruck_block);
-    l->a2a_bruck_half = line_round((size_t) bruck_slots * COLL_RDMA_LINE
-                                     + (size_t) bruck_half_blocks(size, true)
-                                           * l->a2a_bruck_stride);
+    l->a2a_bruck_stride = round8(l, l->a2a_bruck_block);
+    l->a2a_bruck_half = bruck_half(l, bruck_slots, bruck_half_blocks(size, true),
+                                   l->a2a_bruck_stride);
     l->off_a2a_bruck = off;
     note_packed_region(l, off, bruck_slots, l->a2a_bruck_stride, 2);
-    note_packed_region(l, off + l->a2a_bruck_half, bruck_slots, l->a2a_bruck_stride, 2);
-    off += 2 * l->a2a_bruck_half;
+    note_packed_region(l, add_sz(l, off, l->a2a_bruck_half), bruck_slots, l->a2a_bruck_stride,
+                       2);
+    off = add_sz(l, off, mul_sz(l, 2, l->a2a_bruck_half));
 
     l->reduce_bytes = coll_rdma_window_block_cap(cfg, size, COLL_RDMA_REDUCE,
                                                    COLL_RDMA_ALG_KNOMIAL);
     l->reduce_children = coll_rdma_knomial_max_children(size, cfg->reduce_radix);
-    l->reduce_slot_size = line_round(COLL_RDMA_SLOT_HEADER + l->reduce_bytes);
+    l->reduce_slot_size = slot_bytes(l, l->reduce_bytes);
     l->off_reduce = add_region(l, &off, COLL_RDMA_REDUCE_DEPTH * l->reduce_children,
                                  l->reduce_slot_size);
     l->off_reduce_consumed = add_region(l, &off, 1, COLL_RDMA_LINE);
@@ -210,10 +254,9 @@ static size_t layout_block_regions(coll_rdma_layout_t *l, const coll_rdma_config
 
     /* Bruck's position arrays (alltoall: and one round's messages); an inner
      * reduce tree node's partial result */
-    scratch = (size_t) size * l->ag_stride;
-    scratch = scratch > 2 * (size_t) size * l->a2a_bruck_stride
-                  ? scratch
-                  : 2 * (size_t) size * l->a2a_bruck_stride;
+    scratch = mul_sz(l, (size_t) size, l->ag_stride);
+    a2a_scratch = mul_sz(l, 2 * (size_t) size, l->a2a_bruck_stride);
+    scratch = scratch > a2a_scratch ? scratch : a2a_scratch;
     l->scratch_size = scratch > l->reduce_bytes ? scratch : l->reduce_bytes;
     return off;
 }
@@ -222,7 +265,8 @@ static size_t layout_block_regions(coll_rdma_layout_t *l, const coll_rdma_config
  * allgather and alltoall) from *off (advanced past it): two slots (instance
  * parity), for alltoall two per destination (parity q, destination d: slot
  * q * P + d); segments only where every rank forced that algorithm or a
- * tuning rule names it (the built-in table takes none of them yet), so no
+ * tuning or default rule names it (the built-in table takes none of them;
+ * the default rules name every one, so by default they are laid out), so no
  * window memory for a segment nobody uses. */
 static void layout_segments(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int coll,
                             int alg, size_t *off, coll_rdma_rsag_region_t *r)
@@ -232,7 +276,7 @@ static void layout_segments(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg
     size_t payload = a2a ? coll_rdma_window_a2a_read_segment(cfg, l->comm_size)
                          : cfg->allreduce_rsag_segment_bytes;
 
-    r->slot_size = line_round(COLL_RDMA_SLOT_HEADER + (used ? payload : 0));
+    r->slot_size = slot_bytes(l, used ? payload : 0);
     r->off = add_region(l, off, 2 * (a2a ? l->comm_size : 1), r->slot_size);
     r->off_done = add_region(l, off, 2, COLL_RDMA_LINE);
 }
@@ -255,9 +299,10 @@ int coll_rdma_layout(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int c
     int n = cfg->barrier_nway_n;
     int ar_radix = cfg->allreduce_ktree_degree + 1;
     int diss;
-    size_t off = 0;
+    size_t off = 0, ar_scratch;
 
     l->nregions = 0;
+    l->overflow = false;
     l->comm_size = comm_size;
     l->rank = rank;
     l->seq_start = cfg->debug_seq_start;
@@ -265,7 +310,8 @@ int coll_rdma_layout(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int c
     l->off_barrier = add_region(l, &off, coll_rdma_sched_rounds(comm_size, n + 1) * n,
                                   COLL_RDMA_LINE);
     l->bcast_slots = cfg->bcast_slots;
-    l->bcast_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->bcast_segment_bytes);
+    /* a bcast's segment is at most bcast_max_bytes: the decision serves no more */
+    l->bcast_slot_size = slot_bytes(l, min_size(cfg->bcast_segment_bytes, cfg->bcast_max_bytes));
     l->off_bcast = add_region(l, &off, l->bcast_slots, l->bcast_slot_size);
     l->off_consumed = add_region(l, &off, 1, COLL_RDMA_LINE);
     l->off_bcast_read = add_region(l, &off, l->bcast_slots, l->bcast_slot_size);
@@ -278,10 +324,8 @@ int coll_rdma_layout(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int c
         }
     }
     /* the slot algorithms serve up to the smaller of the two limits */
-    l->ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER
-                                   + (cfg->allreduce_short_max_bytes < cfg->allreduce_max_bytes
-                                          ? cfg->allreduce_short_max_bytes
-                                          : cfg->allreduce_max_bytes));
+    l->ar_slot_size = slot_bytes(l, min_size(cfg->allreduce_short_max_bytes,
+                                             cfg->allreduce_max_bytes));
     l->off_ar_up = add_region(l, &off, coll_rdma_knomial_max_children(comm_size, ar_radix),
                                 l->ar_slot_size);
     l->off_ar_down = add_region(l, &off, 1, l->ar_slot_size);
@@ -293,13 +337,15 @@ int coll_rdma_layout(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int c
     }
     l->off_ar_diss = add_region(l, &off, 2 * diss, l->ar_slot_size);
     l->ring_segment_bytes = cfg->allreduce_ring_segment_bytes;
-    l->ring_slot_size = line_round(COLL_RDMA_SLOT_HEADER + l->ring_segment_bytes);
+    l->ring_slot_size = slot_bytes(l, l->ring_segment_bytes);
     l->ring_slots = cfg->allreduce_ring_slots;
     /* the ring's words count ring messages, from 0 */
     l->off_ring = reserve_region(l, &off, l->ring_slots, l->ring_slot_size, 0);
     l->off_ring_ack = reserve_region(l, &off, 1, COLL_RDMA_LINE, 0);
     l->off_read_barrier = add_region(l, &off, 1, COLL_RDMA_LINE);
-    l->read_ar_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_read_max_bytes);
+    /* the read allreduce serves up to the smaller of its limit and allreduce_max_bytes */
+    l->read_ar_slot_size = slot_bytes(l, min_size(cfg->allreduce_read_max_bytes,
+                                                  cfg->allreduce_max_bytes));
     l->off_read_ar = add_region(l, &off, 2, l->read_ar_slot_size);
     l->off_hier_words = add_region(l, &off, 2 + coll_rdma_sched_rounds(comm_size, n + 1) * n,
                                      COLL_RDMA_LINE);
@@ -312,13 +358,59 @@ int coll_rdma_layout(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int c
     l->off_hier_reduce = add_region(l, &off, COLL_RDMA_REDUCE_DEPTH, l->reduce_slot_size);
     /* last: present only where this rank's communicator asked for staleness */
     l->ssp_slots = cfg->allreduce_staleness > 0 ? 2 * cfg->allreduce_staleness + 2 : 0;
-    l->ssp_slot_size = line_round(COLL_RDMA_SLOT_HEADER + cfg->allreduce_ssp_max_bytes);
+    l->ssp_slot_size = slot_bytes(l, cfg->allreduce_ssp_max_bytes);
     l->off_ssp = l->ssp_slots > 0 ? add_region(l, &off, l->ssp_slots, l->ssp_slot_size)
                                       : off;
     l->size = off;
     /* allreduce (n-way tail, Bruck's S0): two slot payloads */
-    if (l->scratch_size < 2 * (l->ar_slot_size - COLL_RDMA_SLOT_HEADER)) {
-        l->scratch_size = 2 * (l->ar_slot_size - COLL_RDMA_SLOT_HEADER);
+    ar_scratch = mul_sz(l, 2, l->ar_slot_size - COLL_RDMA_SLOT_HEADER);
+    if (l->scratch_size < ar_scratch) {
+        l->scratch_size = ar_scratch;
+    }
+    if (l->overflow) {
+        return OMPI_ERR_VALUE_OUT_OF_BOUNDS;
     }
     return l->nregions <= COLL_RDMA_MAX_REGIONS ? OMPI_SUCCESS : OMPI_ERROR;
+}
+
+/* ---- the size parameters' ranges ------------------------------------------------------------ */
+
+#define SIZE_PARAM(name, lo, hi) {#name, offsetof(coll_rdma_config_t, name), lo, hi}
+
+const coll_rdma_size_param_t coll_rdma_size_params[] = {
+    /* slot and segment sizes: the window holds slots of them */
+    SIZE_PARAM(bcast_segment_bytes, 64, COLL_RDMA_SLOT_BYTES_MAX),
+    SIZE_PARAM(allreduce_short_max_bytes, COLL_RDMA_ELEMENT_BYTES_MAX, COLL_RDMA_SLOT_BYTES_MAX),
+    SIZE_PARAM(allreduce_ring_segment_bytes, 64, COLL_RDMA_SLOT_BYTES_MAX),
+    SIZE_PARAM(allreduce_read_max_bytes, 0, COLL_RDMA_SLOT_BYTES_MAX),
+    SIZE_PARAM(allreduce_rsag_segment_bytes, 64, COLL_RDMA_SLOT_BYTES_MAX),
+    SIZE_PARAM(allreduce_ssp_max_bytes, 8, COLL_RDMA_SLOT_BYTES_MAX),
+    /* what a call may carry: Open MPI's datatype engine counts bytes in an int */
+    SIZE_PARAM(bcast_max_bytes, 0, COLL_RDMA_MESSAGE_BYTES_MAX),
+    SIZE_PARAM(allreduce_max_bytes, 0, COLL_RDMA_MESSAGE_BYTES_MAX),
+    SIZE_PARAM(allgather_max_bytes, 0, COLL_RDMA_MESSAGE_BYTES_MAX),
+    SIZE_PARAM(alltoall_max_bytes, 0, COLL_RDMA_MESSAGE_BYTES_MAX),
+    SIZE_PARAM(reduce_max_bytes, 0, COLL_RDMA_MESSAGE_BYTES_MAX),
+};
+const int coll_rdma_nsize_params = (int) (sizeof(coll_rdma_size_params)
+                                          / sizeof(coll_rdma_size_params[0]));
+
+int coll_rdma_config_bound_sizes(coll_rdma_config_t *cfg, coll_rdma_size_said_fn said, void *ctx)
+{
+    int changed = 0;
+
+    for (int i = 0; i < coll_rdma_nsize_params; ++i) {
+        const coll_rdma_size_param_t *p = &coll_rdma_size_params[i];
+        size_t *v = (size_t *) ((char *) cfg + p->offset);
+        size_t was = *v;
+
+        *v = was < p->lo ? p->lo : was > p->hi ? p->hi : was;
+        if (*v != was) {
+            ++changed;
+            if (NULL != said) {
+                said(p, was, *v, ctx);
+            }
+        }
+    }
+    return changed;
 }

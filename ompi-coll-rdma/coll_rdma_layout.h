@@ -9,7 +9,8 @@
  *
  * Regions (offsets from the window base):
  *   barrier flags    rounds * n slots of one line, slot (round, j) written by one fixed peer
- *   bcast ring       bcast_slots slots, slot (seq - seq_start) % bcast_slots; credits below
+ *   bcast ring       bcast_slots slots of min(bcast_segment_bytes, bcast_max_bytes) payload,
+ *                    slot (seq - seq_start) % bcast_slots; credits below
  *   bcast consumed   one line: last bcast instance this rank consumed (senders read it)
  *   bcast read ring  bcast_slots slots, slot (seq - first) % bcast_slots, written only by this
  *                    rank as the root of a read bcast and read by every other rank;
@@ -23,14 +24,16 @@
  *                    rank publishes every bcast instance, of any algorithm, in order)
  *   read barrier     one line: this rank's last barrier instance (every peer polls it;
  *                    words only grow, so one line serves every instance)
- *   read allreduce   two slots (instance parity): this rank's contribution, read by every
+ *   read allreduce   two slots (instance parity) of min(allreduce_read_max_bytes,
+ *                    allreduce_max_bytes): this rank's contribution, read by every
  *                    peer.  A rank writes instance s + 2 only after it read every rank's
  *                    s + 1 contribution, i.e. after every rank finished reading instance s
  *   rsag             two slots (instance parity) of one allreduce_rsag_segment_bytes
  *                    segment each (of no payload unless rsag is the forced allreduce
- *                    algorithm): this rank's input of the instance, whose share
- *                    [lo_r, hi_r) every rank r reads; this rank reduces its own share
- *                    into it in place
+ *                    algorithm or a tuning or default rule names it: the default
+ *                    rules do, so by default they are laid out): this rank's input of
+ *                    the instance, whose share [lo_r, hi_r) every rank r reads; this
+ *                    rank reduces its own share into it in place
  *   rsag done        two lines (instance parity): this rank's share of the instance
  *                    is reduced.  Reuse of both as for read allreduce: a rank writes
  *                    instance s + 2 only after it read every rank's done line of
@@ -44,8 +47,9 @@
  *                    says s - 2 (COLL_RDMA_REDUCE_DEPTH)
  *   read allgather   two slots (instance parity) of one allreduce_rsag_segment_bytes
  *                    segment (no payload unless read is the forced allgather algorithm
- *                    or a tuning rule names it): segment g of this rank's block, read
- *                    by every peer (its two done lines are unused).  Reuse as for read
+ *                    or a tuning or default rule names it, as the default rules do):
+ *                    segment g of this rank's block, read by every peer (its two done
+ *                    lines are unused).  Reuse as for read
  *                    allreduce: a rank writes instance g + 2 only after it read every
  *                    peer's g + 1, which each peer posts only after it copied every
  *                    segment g out (its program runs in order)
@@ -61,8 +65,9 @@
  * Regions of allgather, alltoall, reduce and the pairwise barrier.  The
  * payload of the first three is bounded by COLL_RDMA_REGION_BUDGET each:
  * coll_rdma_window_block_cap() gives the block served, which is
- * min(*_max_bytes, budget / blocks of the region); everything larger falls
- * back.  Regions holding many blocks are "packed": slot s (one per transfer)
+ * min(*_max_bytes, budget / blocks of the region, what may ask for it: the
+ * built-in table's 4 KiB or more where forced or named by a rule);
+ * everything larger falls back.  Regions holding many blocks are "packed": slot s (one per transfer)
  * starts at s * COLL_RDMA_LINE + (blocks of the slots before s) * stride,
  * stride = the block cap rounded up to 8, so its header never overlaps the
  * payload of slot s-1.
@@ -266,7 +271,8 @@ typedef struct coll_rdma_rsag_region {
     size_t off_ring_ack;                                                                              \
     size_t scratch_size;                                                                              \
     coll_rdma_region_t regions[COLL_RDMA_MAX_REGIONS]; /* every sequence-word region, for zeroing */  \
-    int nregions;
+    int nregions;                                                                                     \
+    bool overflow;           /* some offset or size did not fit in size_t: the layout failed */
 
 typedef struct coll_rdma_layout {
     COLL_RDMA_LAYOUT_FIELDS
@@ -289,10 +295,17 @@ int coll_rdma_window_diss_slots(int comm_size, int n);
  * Largest block (bytes) that collective `coll` (COLL_RDMA_ALLGATHER: one
  * rank's block; COLL_RDMA_ALLTOALL: one destination's block;
  * COLL_RDMA_REDUCE: the whole message) served by `alg` may have on a
- * communicator of `comm_size` ranks: min(cfg's *_max_bytes, budget / blocks
- * of its region).  A pure function of the agreed configuration, so the
- * decision layer of every rank and the window geometry agree.  0 for other
- * collectives.
+ * communicator of `comm_size` ranks:
+ *     min(cfg's *_max_bytes, COLL_RDMA_REGION_BUDGET / blocks of its region,
+ *         max(4 KiB, the largest bytes any rule reaches with the region's
+ *                    algorithms; unbounded where one of them is forced))
+ * (4 KiB: what the built-in table serves; the region is laid out for larger
+ * blocks only where they may come); the read allgather and alltoall: their
+ * *_max_bytes alone (window memory per segment).  Allgather's bruck and
+ * ring share one cap, and so do reduce's knomial and hier; alltoall's
+ * direct and bruck regions each have theirs.  A pure function
+ * of the agreed configuration, so the decision layer of every rank and the
+ * window geometry agree.  0 for other collectives.
  */
 size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, int coll, int alg);
 
@@ -307,13 +320,62 @@ size_t coll_rdma_window_a2a_read_segment(const coll_rdma_config_t *cfg, int comm
 /**
  * The geometry of a window of rank `rank` in a communicator of `comm_size`
  * ranks under the agreed `cfg`: comm_size, rank, seq_start, every offset and
- * slot size, the block caps, `size`, `scratch_size` and `regions`, into *l.  Pure (coll_rdma_layout.c: no UCX, no component
- * globals), so every rank computes the same and the unit tests lay out
- * simulated windows with it.  Returns OMPI_SUCCESS, or OMPI_ERROR when the
- * layout needs more than COLL_RDMA_MAX_REGIONS regions.
+ * slot size (bytes), the block caps, `size`, `scratch_size` and `regions`,
+ * into *l.  Every slot holds what the decision may serve of its algorithm
+ * under cfg (one instance: a segment, a chunk, or the whole message; the
+ * unit test tests/unit/test_bounds.c asserts it for extreme values), so no
+ * plan writes past its slot.  Every sum and product is checked: a geometry
+ * that does not fit in size_t is no geometry.  Pure (coll_rdma_layout.c: no
+ * UCX, no component globals, no allocation), so every rank computes the
+ * same and the unit tests lay out simulated windows with it.  Returns
+ * OMPI_SUCCESS; OMPI_ERR_VALUE_OUT_OF_BOUNDS when some offset or size would
+ * exceed SIZE_MAX (parameters beyond coll_rdma_size_params' ranges: the
+ * window's allocation then fails, and the set-up agrees on no window);
+ * OMPI_ERROR when the layout needs more than COLL_RDMA_MAX_REGIONS regions.
+ * *l is then unusable.
  */
 int coll_rdma_layout(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int comm_size,
                      int rank);
+
+/*
+ * The ranges of the size_t parameters (coll_rdma_config_t fields, bytes).
+ * Slot and segment sizes: at most COLL_RDMA_SLOT_BYTES_MAX (1 GiB), so that
+ * a window's geometry stays far from SIZE_MAX for any communicator and slot
+ * count; the limits of what a call may carry (*_max_bytes): at most
+ * COLL_RDMA_MESSAGE_BYTES_MAX (2^31 - 1, the most Open MPI's datatype engine
+ * packs in its int byte counts, and the decision's own limit).  The
+ * smallest allreduce_short_max_bytes holds one element of every predefined
+ * type (a two-level allreduce cuts chunks of it: coll_rdma_plan()).
+ */
+#define COLL_RDMA_SLOT_BYTES_MAX ((size_t) 1 << 30)
+#define COLL_RDMA_MESSAGE_BYTES_MAX ((size_t) INT32_MAX)
+#define COLL_RDMA_ELEMENT_BYTES_MAX 64
+/* coll_rdma_window_max_bytes (a module parameter, not in the configuration):
+ * at most 1 TiB; 0 is no cap */
+#define COLL_RDMA_WINDOW_BYTES_MAX ((size_t) 1 << 40)
+
+typedef struct coll_rdma_size_param {
+    const char *name; /* the MCA name without "coll_rdma_" */
+    size_t offset;    /* of its field in coll_rdma_config_t */
+    size_t lo, hi;    /* its range, bytes */
+} coll_rdma_size_param_t;
+
+/** Every size_t parameter of coll_rdma_config_t and its range. */
+extern const coll_rdma_size_param_t coll_rdma_size_params[];
+extern const int coll_rdma_nsize_params;
+
+/** Told of a parameter that was out of its range: its value `was`, now `now`. */
+typedef void (*coll_rdma_size_said_fn)(const coll_rdma_size_param_t *p, size_t was, size_t now,
+                                       void *ctx);
+
+/**
+ * Clamp every size_t parameter of *cfg into its range
+ * (coll_rdma_size_params), calling said(p, was, now, ctx) for each one that
+ * was outside (said may be NULL).  Returns how many were.  Pure: the
+ * component clamps its parameters with it (and says so once per job), the
+ * unit tests their configurations.
+ */
+int coll_rdma_config_bound_sizes(coll_rdma_config_t *cfg, coll_rdma_size_said_fn said, void *ctx);
 
 /** Offset of the word of slot `s` of region `r` (see coll_rdma_region_t). */
 size_t coll_rdma_layout_region_slot(const coll_rdma_layout_t *l, const coll_rdma_region_t *r,

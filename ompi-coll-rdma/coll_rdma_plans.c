@@ -38,6 +38,76 @@ const coll_rdma_plan_fn_t coll_rdma_plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
                           [COLL_RDMA_ALG_HIER] = coll_rdma_reduce_hier_plan},
 };
 
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* The payload a slot of `slot_size` bytes holds after its header. */
+static size_t room(size_t slot_size)
+{
+    return slot_size > COLL_RDMA_SLOT_HEADER ? slot_size - COLL_RDMA_SLOT_HEADER : 0;
+}
+
+/*
+ * Whether one instance of op (op->bytes: the whole call, or one chunk of
+ * plan_chunks()) fits the slots of op's window: the most it writes into
+ * one slot (the message, a block, or a segment of the configuration) is at
+ * most the slot's payload, and a reduction's segment holds one element.
+ * The layout sizes every slot for what the decision may serve
+ * (coll_rdma_layout()); this is the plans' own guard, so that a decision or
+ * a configuration that disagrees with the window fails the call instead of
+ * writing past a slot into the next region.
+ */
+static bool fits(const coll_rdma_op_t *op)
+{
+    const coll_rdma_window_t *w = op->win;
+    const coll_rdma_config_t *cfg = op->cfg;
+    size_t need = op->bytes, unit = NULL != op->dtype ? op->dtype->super.size : 1, have;
+    size_t rsag = cfg->allreduce_rsag_segment_bytes;
+
+    switch (op->coll) {
+    case COLL_RDMA_BARRIER:
+        return true;
+    case COLL_RDMA_BCAST: /* read: in segments; knomial and hier: one chunk of one */
+        return min_size(need, cfg->bcast_segment_bytes) <= room(w->bcast_slot_size)
+               || (COLL_RDMA_ALG_READ == op->alg && w->bcast_small_slots > 0
+                   && need <= COLL_RDMA_BCAST_SMALL_BYTES);
+    case COLL_RDMA_ALLGATHER:
+        have = COLL_RDMA_ALG_READ == op->alg ? room(w->read_allgather.slot_size) : w->ag_block;
+        return (COLL_RDMA_ALG_READ == op->alg ? min_size(need, rsag) : need) <= have;
+    case COLL_RDMA_ALLTOALL:
+        if (COLL_RDMA_ALG_READ == op->alg) {
+            return min_size(need, coll_rdma_window_a2a_read_segment(cfg, w->comm_size))
+                   <= room(w->read_alltoall.slot_size);
+        }
+        return need <= (COLL_RDMA_ALG_BRUCK == op->alg ? w->a2a_bruck_block : w->a2a_direct_block);
+    case COLL_RDMA_REDUCE: /* knomial and hier: one chunk */
+        return COLL_RDMA_ALG_RSAG == op->alg
+                   ? unit <= rsag && min_size(need, rsag) <= room(w->rsag_reduce.slot_size)
+                   : need <= w->reduce_bytes && need <= room(w->reduce_slot_size);
+    default: /* allreduce */
+        switch (op->alg) {
+        case COLL_RDMA_ALG_READ:
+            return need <= room(w->read_ar_slot_size);
+        case COLL_RDMA_ALG_RING:
+            return unit <= w->ring_segment_bytes && w->ring_segment_bytes <= room(w->ring_slot_size);
+        case COLL_RDMA_ALG_RSAG:
+            return unit <= rsag && min_size(need, rsag) <= room(w->rsag_allreduce.slot_size);
+        case COLL_RDMA_ALG_SSP:
+            return w->ssp_slots > 0 && need <= room(w->ssp_slot_size);
+        default: /* the slot algorithms; hier and nport: one chunk */
+            return need <= room(w->ar_slot_size);
+        }
+    }
+}
+
+/* One instance's plan, or OMPI_ERR_NOT_SUPPORTED where it would not fit its slots. */
+static int plan_one(coll_rdma_op_t *op)
+{
+    return fits(op) ? coll_rdma_plans[op->coll][op->alg](op) : OMPI_ERR_NOT_SUPPORTED;
+}
+
 /*
  * An op of an algorithm whose instance carries one slot, larger than the
  * slot: one instance per chunk of at most `chunk` bytes (whole elements of
@@ -45,7 +115,9 @@ const coll_rdma_plan_fn_t coll_rdma_plans[COLL_RDMA_NCOLLS][COLL_RDMA_NALGS] = {
  * (count and type match); chunk g's actions take instance first + g and the
  * chunk's part of the user's buffers, so the slot and credit arguments hold
  * as for separate calls, and a rank may run up to a ring of slots ahead of
- * the ranks it feeds (the credits): the chunks pipeline down a tree.
+ * the ranks it feeds (the credits): the chunks pipeline down a tree.  A
+ * chunk smaller than one element is refused (OMPI_ERR_NOT_SUPPORTED; it
+ * would never advance), as every rank refuses alike.
  */
 static int plan_chunks(coll_rdma_op_t *op, size_t unit, size_t chunk)
 {
@@ -54,12 +126,15 @@ static int plan_chunks(coll_rdma_op_t *op, size_t unit, size_t chunk)
     int rc = OMPI_SUCCESS;
 
     chunk -= chunk % unit;
+    if (0 == chunk) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
     for (size_t done = 0; OMPI_SUCCESS == rc && done < bytes; done += chunk, ++g) {
         int first = op->prog.n;
 
         op->bytes = bytes - done < chunk ? bytes - done : chunk;
         op->count = op->bytes / unit; /* elements, where the plan reduces */
-        rc = coll_rdma_plans[op->coll][op->alg](op);
+        rc = plan_one(op);
         for (int i = first; i < op->prog.n; ++i) {
             coll_rdma_act_t *a = &op->prog.acts[i];
             coll_rdma_buf_t *bufs[2] = {&a->src, &a->dst};
@@ -95,5 +170,5 @@ int coll_rdma_plan(coll_rdma_op_t *op)
         && op->bytes > op->cfg->bcast_segment_bytes) {
         return plan_chunks(op, 1, op->cfg->bcast_segment_bytes);
     }
-    return coll_rdma_plans[op->coll][op->alg](op);
+    return plan_one(op);
 }

@@ -63,20 +63,93 @@ extern const coll_rdma_plan_fn_t coll_rdma_plans[COLL_RDMA_NCOLLS][COLL_RDMA_NAL
  * Append op's program (op->coll, op->alg, op->bytes set; the window's
  * geometry and op->cfg as agreed): the plan of its algorithm, or, where that
  * algorithm's instance carries one slot and the op is larger (the k-nomial
- * and two-level reduces above win->reduce_bytes; the k-nomial and two-level bcasts above
- * cfg->bcast_segment_bytes; the two-level allreduce above
+ * and two-level reduces above win->reduce_bytes; the k-nomial and two-level
+ * bcasts above cfg->bcast_segment_bytes; the two-level allreduces above
  * cfg->allreduce_short_max_bytes), one instance per chunk, pipelined under
- * the slots' credits or its node's gating; sets op->prog.nseq.  Returns OMPI_SUCCESS or the plan's
- * error.
+ * the slots' credits or its node's gating; sets op->prog.nseq.  Every
+ * instance is checked against the window first: one that would write more
+ * into a slot than its payload holds (a message, block or chunk larger than
+ * the slots; a segment of op->cfg larger than the window's; a reduction's
+ * segment or chunk smaller than one element of op->dtype, which would never
+ * advance) is refused with OMPI_ERR_NOT_SUPPORTED and nothing is written.
+ * The decision and the layout agree so that this never happens (the layout
+ * sizes every slot for what the decision serves); every rank refuses alike,
+ * and the caller fails the call (or hands it on) instead of corrupting the
+ * windows.  Returns OMPI_SUCCESS, OMPI_ERR_NOT_SUPPORTED, or the plan's
+ * error (OMPI_ERR_OUT_OF_RESOURCE).
  */
 int coll_rdma_plan(coll_rdma_op_t *op);
 
-/* The plans, one per algorithm, in the algorithm family files. */
+/*
+ * The plans, one per algorithm, in the algorithm family files.  Each
+ * appends to op->prog from op's arguments (op->sbuf, op->rbuf: the user's
+ * contiguous buffers, equal where in place; op->bytes: bytes; op->count:
+ * elements of op->dtype, reductions only; op->root), op->cfg and op->win,
+ * without communication, and returns OMPI_SUCCESS, or
+ * OMPI_ERR_OUT_OF_RESOURCE where the program could not grow (op->prog.failed).
+ * Call them through coll_rdma_plan(), which checks the sizes.
+ */
+
+/**
+ * MPI_Barrier on one node (every window mapped) by reading (End's notified
+ * read, seed 002 chapter 6, with one word per rank): every rank writes
+ * instance s into its own read-barrier word, then waits until every other
+ * rank's word reached s.  Words only grow, so one line per rank serves
+ * every instance.  One transfer per rank and P - 1 reads.
+ */
 int coll_rdma_barrier_read_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Barrier by n-way dissemination (End's thesis, seed 002 section 2.8;
+ * Hoefler et al. 2006 for the dissemination pattern with n signals per
+ * round), n = cfg->barrier_nway_n: ceil(log_{n+1} P) rounds, in
+ * each one flag to n peers and a wait for n flags.  Flags only grow.
+ */
 int coll_rdma_barrier_nway_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Barrier by pairwise exchange (recursive doubling; End's thesis, seed
+ * 002 section 2.3.3): the ranks above the largest power of two p2 fold
+ * into a partner below it, log2 p2 exchange steps among those, then the
+ * partner releases them.  Flags only grow.
+ */
 int coll_rdma_barrier_pairwise_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Bcast on one node (every window mapped) by reading (End's notified
+ * read, seed 002 chapter 6): op->root posts op->bytes of its op->rbuf into
+ * its own window and every other rank copies them out into its op->rbuf.
+ * A message of at most COLL_RDMA_BCAST_SMALL_BYTES (56) travels in one line
+ * with its word through the small ring (bcast_small_slots one-line slots,
+ * where there are any), anything larger in segments of
+ * cfg->bcast_segment_bytes through the read ring (bcast_slots slots), one
+ * instance per segment.  Every rank decides alike (bytes and the agreed
+ * configuration).  The root rewrites a slot only once every other rank
+ * published that it consumed the instance a ring ago (credits of every
+ * rank: COLL_RDMA_CREDIT_BCAST or _BCAST_SMALL, one consumed word); every
+ * rank publishes every instance.  Any op->bytes up to cfg->bcast_max_bytes.
+ */
 int coll_rdma_bcast_read_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Allreduce on one node (every window mapped) by reading (End's
+ * notified read, seed 002 chapter 6): every rank posts its op->sbuf
+ * (op->count elements of predefined op->dtype, commutative predefined
+ * op->op, op->bytes <= the read slot's payload: min(allreduce_read_max_bytes,
+ * allreduce_max_bytes)) into its own window (instance parity) and folds
+ * every rank's contribution into op->rbuf in rank order, c[P-1] op (... op
+ * c[0]), as they arrive: the same expression, so the same bits, on every
+ * rank for every (op, type).  P - 1 reads of the whole message per rank.
+ * op->sbuf == op->rbuf is in place.
+ */
 int coll_rdma_allreduce_read_plan(coll_rdma_op_t *op);
+/**
+ * MPI_Allreduce by pairwise exchange (recursive doubling with a fold for P
+ * not a power of two; End's thesis, seed 002 section 2.3.3): op->count
+ * elements of predefined op->dtype, commutative predefined op->op,
+ * op->bytes <= the slot payload (min(allreduce_short_max_bytes,
+ * allreduce_max_bytes)).  The ranks above the largest power of two fold
+ * their input into a partner, log2 p2 exchanges of the whole vector, the
+ * partners hand the result back.  In each exchange both partners compute
+ * lower op higher with the same operands: every rank gets the same bits for
+ * every (op, type).  op->sbuf == op->rbuf is in place.
+ */
 int coll_rdma_allreduce_pairwise_plan(coll_rdma_op_t *op);
 /**
  * MPI_Allreduce by End's adapted n-way dissemination (End's thesis, seed 002
@@ -251,28 +324,60 @@ int coll_rdma_alltoall_direct_plan(coll_rdma_op_t *op);
 int coll_rdma_reduce_knomial_plan(coll_rdma_op_t *op);
 
 /*
- * The flat schedules among the members of a group (the plans above are these
- * among the whole communicator): the n-way barrier, its flag (round, j) at
- * flags + coll_rdma_nway_slot(n, round, j) lines; the pairwise, adapted
- * n-way and Bruck allreduce, whose input is op->sbuf, or op->rbuf where
- * in_rbuf (the two-level plans' node results; an in-place call); the
- * k-nomial bcast of op->bytes from member `root` into every member's rbuf
- * through the bcast ring and its credits, without the flush and the
- * "consumed" publish that end it (the caller's, after its own use of the
- * slot); the k-nomial reduce of op->count elements from every member's
- * `acc` (which it combines its children into: the scratch, or rbuf at the
- * root) to member `root`, ending with the "consumed" publish and the flush.
- * Slots as for the whole communicator: a group is never larger.  The n-way
- * allreduce returns OMPI_ERR_NOT_SUPPORTED where (n, g->size) is not
- * adaptable.
+ * The flat schedules among the members of a group g (this rank is member
+ * g->rank of g->size; the plans above are these among the whole
+ * communicator, the two-level plans run them among the nodes' leaders or
+ * carriers).  Slots and credits as for the whole communicator: a group is
+ * never larger, and its members use the slots the schedule gives their
+ * group positions.  They append to op->prog as the plans do.
+ */
+/**
+ * The n-way dissemination barrier (as coll_rdma_barrier_nway_plan()) among
+ * g, its flag (round, j) at byte offset flags + coll_rdma_nway_slot(n,
+ * round, j) * COLL_RDMA_LINE of each member's window (the flat barrier's
+ * region, or the two-level words').  Ends with a flush.  Returns
+ * OMPI_SUCCESS or OMPI_ERR_OUT_OF_RESOURCE.
  */
 int coll_rdma_barrier_nway_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, size_t flags);
+/**
+ * The k-nomial bcast (as coll_rdma_bcast_knomial_plan()) of op->bytes (<=
+ * the bcast slot's payload) from member `root`'s op->rbuf into every
+ * member's op->rbuf, through the bcast ring and its credits, without the
+ * flush and the "consumed" publish that end it: the caller's, after its own
+ * use of the slot.  No error of its own (op->prog.failed on allocation).
+ */
 void coll_rdma_bcast_knomial_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, int root);
+/**
+ * The k-nomial reduce (as coll_rdma_reduce_knomial_plan()) of op->count
+ * elements of op->dtype (op->bytes <= win->reduce_bytes) to member `root`:
+ * each member combines its children's contributions into `acc` (its own
+ * input already there: the scratch, or op->rbuf at the root) and posts
+ * `acc` to its parent; ends with the "consumed" publish and the flush.  No
+ * error of its own (op->prog.failed on allocation).
+ */
 void coll_rdma_reduce_knomial_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, int root,
                                     coll_rdma_buf_t acc);
+/**
+ * The pairwise allreduce (as coll_rdma_allreduce_pairwise_plan()) among g,
+ * of op->count elements (op->bytes <= the slot payload) whose input is
+ * op->sbuf, or op->rbuf where in_rbuf (an in-place call; the two-level
+ * plans' node results); the result in op->rbuf.  Returns OMPI_SUCCESS or
+ * OMPI_ERR_OUT_OF_RESOURCE.
+ */
 int coll_rdma_allreduce_pairwise_group(coll_rdma_op_t *op, const coll_rdma_group_t *g,
                                        bool in_rbuf);
+/**
+ * The adapted n-way allreduce (as coll_rdma_allreduce_nway_plan()) among g;
+ * input and result as coll_rdma_allreduce_pairwise_group().  Returns
+ * OMPI_ERR_NOT_SUPPORTED where (n, g->size) is not adaptable (the caller
+ * takes Bruck's), else OMPI_SUCCESS or OMPI_ERR_OUT_OF_RESOURCE.
+ */
 int coll_rdma_allreduce_nway_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, bool in_rbuf);
+/**
+ * Bruck's n-port allreduce (as coll_rdma_allreduce_bruck_plan()) among g;
+ * input and result as coll_rdma_allreduce_pairwise_group(); its S0 in the
+ * window's scratch.  Returns OMPI_SUCCESS or OMPI_ERR_OUT_OF_RESOURCE.
+ */
 int coll_rdma_allreduce_bruck_group(coll_rdma_op_t *op, const coll_rdma_group_t *g, bool in_rbuf);
 
 /**
@@ -329,7 +434,10 @@ int coll_rdma_allreduce_nport_plan(coll_rdma_op_t *op);
  * seed 002 chapter 6), which its node's ranks copy out.  Across nodes
  * ceil(log_k nodes) rounds and one message per node, against
  * ceil(log_k P) rounds of the flat tree.  One instance per call; both rings
- * reused under the "consumed" credits (coll_rdma_layout.h).
+ * reused under the "consumed" credits (coll_rdma_layout.h): the carrier
+ * rewrites its read ring slot once every rank of its node consumed the
+ * instance a ring ago, and every rank where every window is mapped (where
+ * the flat read bcast, read by every rank, may share the ring).
  */
 int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op);
 /**

@@ -236,14 +236,14 @@ static int after_records(coll_rdma_setup_t *s, bool *more)
     for (int i = 0; i < s->size; ++i) {
         s->headers[i] = s->records[i].header;
     }
-    if (!coll_rdma_agree_headers(s->headers, s->size, s->rank)) {
+    if (!coll_rdma_agree_headers_on(s->a.comm, s->headers)) {
         for (int i = 0; i < s->size && NOWIN_NONE == s->nowin_why; ++i) {
             s->nowin_rank = i;
             s->nowin_why = (int) s->records[i].why;
         }
         return OMPI_SUCCESS;
     }
-    s->a.cfg->allreduce_staleness = coll_rdma_agree_staleness(s->headers, s->size, s->rank);
+    s->a.cfg->allreduce_staleness = coll_rdma_agree_staleness_on(s->a.comm, s->headers);
     /* Where the fallback is wrong on any rank, its result is wrong: every
      * rank serves such calls, and decides alike from the same union. */
     for (int i = 0; i < s->size; ++i) {
@@ -316,7 +316,7 @@ static void say_no_window(const coll_rdma_setup_t *s)
     int r = s->nowin_rank, why = s->nowin_why;
     unsigned world = (unsigned) ompi_comm_peer_lookup(comm, r)->super.proc_name.vpid;
     char cause[160];
-    bool first = OMPI_PROC_MY_NAME->vpid == 0 && why > NOWIN_SMALL && why < NOWIN_CAUSES
+    bool first = coll_rdma_job_speaker() && why > NOWIN_SMALL && why < NOWIN_CAUSES
                  && !said[why];
 
     if (!first && !(0 == s->rank && coll_rdma_verbose(1))) {

@@ -16,12 +16,17 @@
  * hash of the set of ranks rank i maps (itself included): nodes, nnodes,
  * leaders, node, nlocal, local, local_rank, node_of, node_order and
  * node_pos, into win->leaders, win->local, win->node_of, win->node_order and
- * win->node_pos (comm_size entries each, allocated with the window; a NULL
- * one leaves no map).  win->nodes is true
- * when every rank maps every rank of its node: the ranks of a node all report
- * the map hash of their leader, who leads itself (any rank, e.g. a leader of
- * -1, can veto the map).  Every rank computes the same from the same arrays;
- * nothing can fail.  Pure (no UCX, no MPI).
+ * win->node_pos (comm_size entries each).  win->nodes is true when every
+ * rank maps every rank of its node: the ranks of a node all report the map
+ * hash of their leader, who leads itself (any rank, e.g. a leader of -1, can
+ * veto the map for every rank).  Every rank computes the same from the same
+ * leader_of and map_hash.
+ * Precondition: the five arrays exist.  coll_rdma_window_alloc() allocates
+ * them with the window or gives no window at all (so every rank agrees on
+ * none); a NULL one here would leave this rank alone without a map while
+ * its peers have one, so that the two-level decision differs between
+ * ranks (a hang): the function then sets no map rather than crash, but that
+ * is a caller's defect, not a failure to handle.  Pure (no UCX, no MPI).
  */
 void coll_rdma_topo_set_nodes(coll_rdma_window_t *win, const int64_t *leader_of,
                                 const uint64_t *map_hash);

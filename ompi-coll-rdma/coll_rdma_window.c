@@ -47,18 +47,44 @@ static bool fds_exhausted(long *open_fds, long *limit)
     return *open_fds + COLL_RDMA_FD_MARGIN > *limit;
 }
 
+/* Free what coll_rdma_window_alloc() allocated before the memory is mapped
+ * (free(NULL) is harmless: any of them may be missing). */
+static void free_arrays(coll_rdma_window_t *win)
+{
+    free(win->peers);
+    free(win->credit);
+    free(win->reduce_credit);
+    free(win->scratch);
+    free(win->leaders);
+    free(win->local);
+    free(win->node_of);
+    free(win->node_order);
+    free(win->node_pos);
+}
+
 coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t max_bytes,
                                            int comm_size, int rank)
 {
     coll_rdma_window_t *win = calloc(1, sizeof(*win));
     int rc = OMPI_ERR_OUT_OF_RESOURCE;
-    bool layout_ok;
     long open_fds, fd_limit;
 
     if (NULL == win) {
         return NULL;
     }
-    layout_ok = OMPI_SUCCESS == coll_rdma_window_layout(win, cfg, comm_size, rank);
+    rc = coll_rdma_window_layout(win, cfg, comm_size, rank);
+    if (OMPI_SUCCESS != rc) {
+        /* e.g. size parameters beyond their ranges: never a wrapped slot */
+        if (coll_rdma_verbose(1)) {
+            coll_rdma_output("no window geometry for %d ranks (%s): no window on this "
+                             "communicator",
+                             comm_size, OMPI_ERR_VALUE_OUT_OF_BOUNDS == rc
+                                            ? "its size would overflow"
+                                            : "too many regions");
+        }
+        free(win);
+        return NULL;
+    }
     if (fds_exhausted(&open_fds, &fd_limit)) {
         if (coll_rdma_verbose(1)) {
             coll_rdma_output("%ld of %ld file descriptors open (RLIMIT_NOFILE); a window needs "
@@ -78,6 +104,10 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t
         return NULL;
     }
 
+    /* every array, the node map's too: one missing would leave this rank
+     * alone without a node map (a decision unlike its peers'); failing
+     * here says ok = 0 in the set-up's exchange and no rank gets a window */
+    rc = OMPI_ERR_OUT_OF_RESOURCE;
     win->peers = calloc(comm_size, sizeof(*win->peers));
     win->credit = calloc(comm_size, sizeof(*win->credit));
     win->reduce_credit = calloc(comm_size, sizeof(*win->reduce_credit));
@@ -88,16 +118,14 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t
     win->node_pos = malloc(comm_size * sizeof(int));
     win->scratch = malloc(win->scratch_size > 0 ? win->scratch_size : 1);
     if (NULL != win->peers && NULL != win->credit && NULL != win->reduce_credit
-        && NULL != win->scratch && layout_ok) {
+        && NULL != win->scratch && NULL != win->leaders && NULL != win->local
+        && NULL != win->node_of && NULL != win->node_order && NULL != win->node_pos) {
         coll_rdma_ucx_lock();
         rc = coll_rdma_ucx_mem_alloc(win->size, &win->mem, (void **) &win->base);
         coll_rdma_ucx_unlock();
     }
     if (OMPI_SUCCESS != rc) {
-        free(win->peers);
-        free(win->credit);
-        free(win->reduce_credit);
-        free(win->scratch);
+        free_arrays(win);
         free(win);
         return NULL;
     }
@@ -224,10 +252,12 @@ int coll_rdma_window_attach_late(coll_rdma_window_t *win, int i)
     coll_rdma_ucx_unlock();
     if (OMPI_SUCCESS != rc) {
         if (coll_rdma_verbose(1)) {
-            coll_rdma_output("rank %d of communicator %s could not reach rank %d's window at "
-                             "its first use (set coll_rdma_lazy_connect=0 to connect every "
-                             "peer at set-up, where a failure hands calls on)",
-                             win->rank, win->comm->c_name, i);
+            char me[160], peer[160];
+            coll_rdma_output("%s could not reach rank %d's window at its first use (%s); set "
+                             "coll_rdma_lazy_connect=0 to connect every peer at set-up, where a "
+                             "failure hands calls on",
+                             coll_rdma_comm_rank(me, sizeof(me), win->comm, win->rank), i,
+                             coll_rdma_comm_rank(peer, sizeof(peer), win->comm, i));
         }
         return rc;
     }
@@ -249,15 +279,7 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     }
     coll_rdma_ucx_mem_free(&win->mem);
     coll_rdma_ucx_unlock();
-    free(win->peers);
-    free(win->credit);
-    free(win->reduce_credit);
-    free(win->scratch);
-    free(win->leaders);
-    free(win->local);
-    free(win->node_of);
-    free(win->node_order);
-    free(win->node_pos);
+    free_arrays(win);
     blobs_done(win);
     free(win);
 }

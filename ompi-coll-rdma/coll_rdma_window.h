@@ -28,9 +28,9 @@
  *
  * "Instance parity" and ring positions: plans name slots by geometry
  * (coll_rdma_slot_t), and coll_rdma_slot_off() counts from the first
- * instance, (seq - seq_start) % ring; the offset helpers below that take
- * `seq` use seq & 1.  Both are consistent across the 2^64 wrap (2 divides
- * 2^64); what matters is that every user of a region uses the same one.
+ * instance, (seq - seq_start) % ring, for every region alike; that is
+ * consistent across the 2^64 wrap for any ring length (the difference is
+ * taken modulo 2^64 first).
  *
  * The regions and the reuse argument of each: coll_rdma_layout.h.
  */
@@ -83,6 +83,7 @@ typedef struct coll_rdma_window {
     uint64_t fetched;        /* put path: a peer's word being read (credit_test) */
     bool fetching;
     void *fetch_request;
+    const uint64_t *fetch_for; /* the credit cache (kind and peer) the get in flight is for */
     uint64_t seq_src;        /* source of sequence-word puts; stable until the flush */
     uint64_t *credit;        /* last bcast "consumed" value read from each peer */
     uint64_t *reduce_credit; /* last reduce "consumed" value read from each peer */
@@ -118,11 +119,18 @@ static inline size_t coll_rdma_window_region_slot(const coll_rdma_window_t *win,
 
 /**
  * Allocate this rank's window for a communicator of `comm_size` ranks with the
- * geometry implied by `cfg`, every sequence word empty.  Returns NULL on
- * failure, when the geometry needs more than `max_bytes` bytes (0: no cap;
- * coll_rdma_window_max_bytes), or when the process is close to its
- * file-descriptor limit (message at verbose >= 1).  The UCX transport must be
- * initialized.  Takes the UCX lock itself, as do attach and free.
+ * geometry implied by `cfg` (coll_rdma_layout()), every sequence word empty,
+ * with every per-peer array (peers, credit caches, the node map's five
+ * arrays) and the scratch.  Returns NULL, having freed whatever it took,
+ * when the geometry fails (a size that would overflow: parameters beyond
+ * their ranges), needs more than `max_bytes` bytes (0: no cap;
+ * coll_rdma_window_max_bytes), when the process is close to its
+ * file-descriptor limit (these three said at verbose >= 1), when any
+ * allocation fails, or when UCX cannot map the memory.  NULL is this rank's
+ * alone: the caller must report it in the set-up's first exchange (ok = 0)
+ * so that every rank agrees on no window; nothing is left half-made for
+ * another rank to rely on.  The UCX transport must be initialized.  Takes
+ * the UCX lock itself, as do attach and free.
  */
 coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t max_bytes,
                                            int comm_size, int rank);
@@ -132,6 +140,15 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t
  * address.  coll_rdma_window_pack() writes exactly that many bytes.
  */
 size_t coll_rdma_window_blob_size(const coll_rdma_window_t *win);
+
+/**
+ * Write this rank's exchange blob into `blob`, which holds
+ * coll_rdma_window_blob_size(win) bytes: the window's base address, its
+ * packed rkey and the worker's address (coll_rdma_ucx_address_pack()), as
+ * coll_rdma_window_attach() on every peer unpacks them.  Before the
+ * attach: the packed rkey is released by it (coll_rdma_ucx_address_done()).
+ * Cannot fail.
+ */
 void coll_rdma_window_pack(const coll_rdma_window_t *win, void *blob);
 
 /**

@@ -77,7 +77,13 @@ void coll_rdma_window_poll(coll_rdma_window_t *win, const char *word, uint64_t s
 /*
  * The put path's read of a peer's word without waiting: a get into
  * win->fetched, then a flush tested on later calls; *value is updated once
- * it completed.  One at a time per window (one operation runs at a time).
+ * it completed.  One get at a time per window (one operation runs at a
+ * time), recorded with the cache it is for (`value`: one per credit kind's
+ * consumed word and peer): a get issued for another (kind, peer), left in
+ * flight by an operation that ended with an error, is completed and its
+ * value discarded, never stored in this caller's cache (which would grant
+ * this peer's credit on another peer's word); this caller's own get follows
+ * at its next test.
  */
 static int fetch_word(coll_rdma_window_t *win, int peer, size_t off, uint64_t *value)
 {
@@ -86,15 +92,20 @@ static int fetch_word(coll_rdma_window_t *win, int peer, size_t off, uint64_t *v
 
     if (!win->fetching) {
         if (OMPI_SUCCESS != coll_rdma_window_reach(win, peer)
-            || OMPI_SUCCESS != coll_rdma_ucx_get(&win->peers[peer].remote, off, &win->fetched, sizeof(win->fetched))) {
+            || OMPI_SUCCESS != coll_rdma_ucx_get(&win->peers[peer].remote, off, &win->fetched,
+                                                 sizeof(win->fetched))) {
             return OMPI_ERROR;
         }
         win->fetching = true;
+        win->fetch_for = value;
     }
     rc = coll_rdma_ucx_flush_test(&win->fetch_request, &done);
     if (OMPI_SUCCESS == rc && done) {
         win->fetching = false;
-        *value = win->fetched;
+        if (win->fetch_for == value) {
+            *value = win->fetched;
+        }
+        win->fetch_for = NULL;
     }
     return rc;
 }

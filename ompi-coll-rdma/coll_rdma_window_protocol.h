@@ -100,7 +100,13 @@ static inline bool coll_rdma_window_arrived(const coll_rdma_window_t *win, size_
  * where mapped; else a get whose completion a later call tests, so it never
  * waits) only where the value cached from the last read does not grant it,
  * and caches it (one cache per consumed word: the two bcast kinds share
- * theirs).  Returns OMPI_SUCCESS or OMPI_ERROR.
+ * theirs).  Over the put path one get is in flight per window: the caller
+ * must test again, for the same (kind, peer), until granted, before it
+ * tests another (the executor resumes at the same CREDIT action, so it
+ * does); a get left in flight for another (kind, peer), by an operation that
+ * ended with an error, is completed and discarded first, so a test may take
+ * a few calls longer but never grants on another peer's word.  Returns
+ * OMPI_SUCCESS or OMPI_ERROR.
  */
 int coll_rdma_window_credit_test(coll_rdma_window_t *win, int kind, int peer, uint64_t seq,
                                  bool *granted);
@@ -150,17 +156,23 @@ void coll_rdma_window_poll(coll_rdma_window_t *win, const char *word, uint64_t s
  * store does not order on x86: fence them explicitly. */
 #define COLL_RDMA_FENCE_BYTES (64 * 1024)
 
-/** coll_rdma_window_post() to a peer not mapped here: UCX puts (coll_rdma_window.c). */
+/** coll_rdma_window_post() to a peer not mapped here: UCX puts
+ * (coll_rdma_window_protocol.c); the same preconditions. */
 int coll_rdma_window_put(coll_rdma_window_t *win, int peer, size_t off, size_t head,
                          const void *src, size_t bytes, uint64_t seq);
 
 /**
  * Write `bytes` from `src` into `peer`'s slot at `off`, `head` bytes after
  * its word (coll_rdma_slot_head()), then its sequence word = seq, ordered
- * after the payload.  bytes may be 0 (a pure flag).  `src` must stay valid
- * until a flush completed (coll_rdma_window_flush_test()).  Returns
- * OMPI_SUCCESS or OMPI_ERROR.  Inline: a mapped peer's post is a copy and a
- * release store on every call's path.
+ * after the payload.  bytes may be 0 (a pure flag); head + bytes must lie
+ * within the slot (coll_rdma_plan() refuses a program that would not).
+ * `src` must stay valid until a flush completed
+ * (coll_rdma_window_flush_test()).  Over the put path the word's source is
+ * the window's one win->seq_src, read by UCX until the put completes: posts
+ * of different instances (different words) must be separated by a
+ * completed flush, as every plan does (the plan simulator checks it).
+ * Returns OMPI_SUCCESS or OMPI_ERROR.  Inline: a mapped peer's post is a
+ * copy and a release store on every call's path.
  */
 static inline int coll_rdma_window_post(coll_rdma_window_t *win, int peer, size_t off,
                                         size_t head, const void *src, size_t bytes, uint64_t seq)

@@ -269,7 +269,10 @@ rdma_stat_sum() {
 #   served:COLL:ALG   every rank served calls=N>0 with that algorithm
 #   someserved:COLL:ALG  at least one rank did
 #   none              no rank served anything (no line of an algorithm
-#                     other than "fallback" with calls > 0)
+#                     other than "fallback" with calls > 0), and coll/rdma
+#                     said something (statistics or a message): without a
+#                     line at all the component may not have been loaded
+#   unloaded          no [coll/rdma] line at all (a run with --mca coll ^rdma)
 #   fb:REASON         allreduce fallback REASON=N summed over ranks > 0
 #   fb:COLL:REASON    the same for collective COLL
 #   nofb              no "allreduce fallback" line at all
@@ -279,6 +282,8 @@ rdma_stat_sum() {
 #   says:REGEX        any "[coll/rdma] rank N: ..." line matches REGEX
 #   modules:balanced  every rank destroyed every module it made (its
 #                     "modules: made=N freed=N" line)
+#   once:REGEX        exactly one "[coll/rdma] rank N: warning: ..." line, of
+#                     all ranks together, matches REGEX (said once per job)
 rdma_check_stats() {
     local err=$1 np=$2 c n coll alg
     shift 2
@@ -286,7 +291,7 @@ rdma_check_stats() {
     [ "$np" -ge 2 ] || return 0
     if ! grep -q '^\[coll/rdma\] rank ' "$err"; then
         for c in "$@"; do
-            case $c in none) ;; *) echo "no [coll/rdma] statistics lines on stderr (component not loaded?)"; return 0 ;; esac
+            case $c in unloaded) ;; *) echo "no [coll/rdma] statistics lines on stderr (component not loaded?)"; return 0 ;; esac
         done
     fi
     for c in "$@"; do
@@ -353,6 +358,19 @@ rdma_check_stats() {
         says:*)
             if ! grep -E '^\[coll/rdma\] rank [0-9]+: ' "$err" | grep -qE "${c#says:}"; then
                 echo "no coll/rdma line matching '${c#says:}' on stderr"
+                return 0
+            fi
+            ;;
+        once:*)
+            n=$(grep -E '^\[coll/rdma\] rank [0-9]+: warning: ' "$err" | grep -cE "${c#once:}")
+            if [ "$n" -ne 1 ]; then
+                echo "$n coll/rdma warnings match '${c#once:}' on stderr, expected exactly one"
+                return 0
+            fi
+            ;;
+        unloaded)
+            if grep -q '^\[coll/rdma\] rank ' "$err"; then
+                echo "coll/rdma said something although it should not be loaded: $(grep -m1 '^\[coll/rdma\] rank ' "$err")"
                 return 0
             fi
             ;;

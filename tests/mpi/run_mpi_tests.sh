@@ -661,6 +661,40 @@ for np in 2 3; do
         "served:allreduce:ring served:iallreduce:ring served:reduce:knomial served:reduce_init:knomial nofb nofb:reduce nofb:ireduce nofb:reduce_init"
 done
 
+# Size parameters at -1, which an MCA size_t takes as 2^64 - 1 (review
+# 2026-11-27, F4 and U1): each is clamped to its range and said once per job
+# (by world rank 0, not by every process), and every result is right.
+#   all: every size parameter at -1; the window that would be laid out (tens
+#     of GiB: slots of 1 GiB) exceeds coll_rdma_window_max_bytes, set here
+#     (without it UCX writes such a window into /dev/shm until full), so no
+#     window and every call falls back;
+#   limits: every *_max_bytes at -1 (2^31 - 1), the slot sizes at their
+#     defaults: the defaults' windows, served;
+#   read: F4's scenario, allreduce_read_max_bytes at -1 with read forced on 5
+#     ranks (before: 64-byte slots, posts of up to 4 MiB past them), and the
+#     bcast segment at -1 (slots of bcast_max_bytes): served to 1 MiB;
+#   window: window_max_bytes at -1 alone (2^40), served.
+SIZE_PARAMS_ALL="bcast_segment_bytes bcast_max_bytes allreduce_max_bytes allreduce_short_max_bytes allreduce_read_max_bytes allreduce_ssp_max_bytes allgather_max_bytes alltoall_max_bytes reduce_max_bytes allreduce_ring_segment_bytes allreduce_rsag_segment_bytes"
+SIZE_PARAMS_LIMITS="bcast_max_bytes allreduce_max_bytes allgather_max_bytes alltoall_max_bytes reduce_max_bytes allreduce_ssp_max_bytes"
+minus1_args() { local p; for p in "$@"; do printf -- '--mca coll_rdma_%s -1 ' "$p"; done; }
+once_checks() { local p; for p in "$@"; do printf 'once:coll_rdma_%s.=.18446744073709551615.is.out.of.range ' "$p"; done; }
+# shellcheck disable=SC2086
+case_ "size-params-minus1-all-np4" 4 avx-off \
+    "$(minus1_args $SIZE_PARAMS_ALL) --mca coll_rdma_window_max_bytes 67108864" \
+    "--only barrier,bcast,allreduce,allgather,alltoall,reduce --light --iters 1 --max-bytes 65536" \
+    "none fb:window $(once_checks $SIZE_PARAMS_ALL)"
+# shellcheck disable=SC2086
+case_ "size-params-minus1-limits-np4" 4 avx-off "$(minus1_args $SIZE_PARAMS_LIMITS)" \
+    "--only barrier,bcast,allreduce,allgather,alltoall,reduce --light --iters 1 --max-bytes 1048576" \
+    "$SERVED_ALL $(once_checks $SIZE_PARAMS_LIMITS)"
+case_ "size-params-minus1-read-np5" 5 avx-off \
+    "$(minus1_args allreduce_read_max_bytes bcast_segment_bytes) --mca coll_rdma_allreduce_algorithm read" \
+    "--only bcast,allreduce --light --iters 1 --max-bytes 1048576" \
+    "served:allreduce:read served:bcast:read nofb nofb:bcast $(once_checks allreduce_read_max_bytes bcast_segment_bytes)"
+case_ "size-params-minus1-window-np3" 3 avx-off "--mca coll_rdma_window_max_bytes -1" \
+    "--only barrier,bcast,allreduce --light --iters 1" \
+    "served:allreduce:$AUTO_AR served:bcast:read $(once_checks window_max_bytes)"
+
 # 7. MPI_THREAD_MULTIPLE: threads running collectives on distinct
 #    communicators at once (blocking, nonblocking and persistent ones
 #    outstanding together), and one creating and freeing communicators;
@@ -924,6 +958,13 @@ large_req=
 TEST_COLL=$AROUND_BIN case_ "around-large-np2" 2 avx-off "--mca coll_rdma_window_setup_calls 0" \
     "--warmup 0 --only large $large_req" ""
 
+# A parameter that differs on one rank, over a hundred communicators: the
+# agreement warns once (review 2026-11-27, U6: it warned at every
+# communicator's set-up), and every communicator with rank 1 falls back.
+TEST_COLL=$RDMA_REPO_ROOT/tests/robust/rank_env.sh case_ "mismatch-said-once-np3" 3 avx-off "" \
+    "1 OMPI_MCA_coll_rdma_bcast_slots=4 -- $TEST_COLL --only comm --dup-cycles 100" \
+    "once:coll_rdma_bcast_slots.differs fb:window"
+
 # 10. MPI_Allreduce with bounded staleness (tests/mpi/test_ssp.c): every
 #     block of every result is a contribution of an iteration within S of the
 #     caller's (its own: the current one), never torn, under random skew, with
@@ -1018,6 +1059,19 @@ case_ "rules-malformed-np3" 3 avx-off "--mca coll_rdma_tuning_file $RULES/malfor
     "$SERVED_ALL says:error:.coll_rdma_tuning_file.*line.3:.'rign'.is.not.an.algorithm.of.allreduce"
 case_ "rules-missing-np2" 2 avx-off "--mca coll_rdma_tuning_file $RULES/none" \
     "--only barrier,bcast --iters 1 --light" "served:barrier:read served:bcast:read says:cannot.open.it"
+
+# Read and two-level bcasts on one communicator whose windows are all mapped,
+# under made-up nodes (rules naming read for small bcasts and hier for larger
+# ones): a carrier rewrites its read ring slot only once every rank that may
+# still read it is done (review 2026-11-27, F9; the plan simulator's family
+# 34 failed without it), thousands of back-to-back calls with random delays.
+printf 'bcast * 0-1024 read\nbcast * 1025- hier\n' >"$RULES/read-hier"
+for np in 4 5; do
+    case_ "rules-bcast-read-hier-np$np" "$np" avx-off \
+        "--mca coll_rdma_tuning_file $RULES/read-hier --mca coll_rdma_debug_node_ranks 2 --mca coll_rdma_bcast_slots 2" \
+        "--only bcast,stress --light --max-bytes 8192 --stress-calls 4000" \
+        "served:bcast:read served:bcast:hier"
+done
 
 # 12. two-level barrier and allreduce
 . "$RDMA_REPO_ROOT/tests/mpi/cases_two_level.sh"

@@ -73,7 +73,7 @@ void allreduce_float_random(MPI_Comm comm, const ty_t *t, size_t count, int inpl
     char *all = xmalloc(nbytes * (size_t)size + 1);
     gather_p2p(rbuf, nbytes, all, comm);
     report_t rp = {desc, 0};
-    for (int r = 0; r < size && !opt_any_order; r++) {
+    for (int r = 1; r < size && !opt_any_order; r++) {
         if (memcmp(all + (size_t)r * nbytes, all, nbytes) != 0) {
             for (size_t i = 0; i < count; i++) {
                 double a = load_flt(t, all, i), b = load_flt(t, all + (size_t)r * nbytes, i);

@@ -128,7 +128,8 @@ static long long pvar_read(const char *name, MPI_Comm comm)
 
 /*
  * Check block r of call t (words per block `w`, values t_r * (j + 1)) against
- * bound s (s <= 0: exact); the oldest iteration into *oldest.
+ * bound s (s <= 0: exact): every other rank's block of an iteration in
+ * [t - s, t], this rank's of t; the oldest iteration into *oldest.
  */
 static void check_blocks(const char *what, int t, int s, const long long *out, int w,
                          long long *oldest)
@@ -142,7 +143,9 @@ static void check_blocks(const char *what, int t, int s, const long long *out, i
                 return;
             }
         }
-        if (r == rank || s <= 0 ? c != t : (c < t - s || c > t + s || c < 1)) {
+        /* the guarantee is [t - S, t]: never a contribution newer than the
+         * caller's own (docs/design.md, "Bounded staleness") */
+        if (r == rank || s <= 0 ? c != t : (c < t - s || c > t || c < 1)) {
             fail(what, t, t, c);
             return;
         }

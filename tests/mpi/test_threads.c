@@ -10,6 +10,9 @@
  * against a locally computed reference.  Exit status 0 on success.
  *
  * Usage: test_threads [THREADS] [CALLS]   (default 3 threads, 3000 calls each)
+ *   TEST_THREADS_FAIL=R:C   rank R's first worker counts a failure at call C
+ *                           (checks that every rank stops and the run ends
+ *                           with FAILED, not a hang)
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -22,6 +25,22 @@
 
 static int rank, size, calls = 3000;
 static volatile int failures;
+static int inject_rank = -1, inject_call = -1; /* TEST_THREADS_FAIL */
+
+/*
+ * Whether any rank saw a failure so far, agreed on `comm` (an allreduce of
+ * the flag: every rank of comm gets the same answer, so all stop at the
+ * same iteration).  A rank stopping alone would leave its peers blocked in
+ * their next collective, and the case would end as a timeout instead of a
+ * FAIL.
+ */
+static int any_failed(MPI_Comm comm)
+{
+    int mine = 0 != __atomic_load_n(&failures, __ATOMIC_RELAXED), any = 0;
+
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+    return any;
+}
 
 static void fail(int thread, const char *what, int call, long expected, long got)
 {
@@ -87,7 +106,7 @@ static void *worker(void *arg)
      * made before it would stay with the fallback */
     MPI_Barrier(job->comm);
     MPI_Allreduce_init(pin, pout, 8, MPI_INT64_T, MPI_SUM, job->comm, MPI_INFO_NULL, &persistent);
-    for (int c = 0; c < calls && 0 == failures; ++c) {
+    for (int c = 0; c < calls && !any_failed(job->comm); ++c) {
         int n = 1 + (c * 7 + job->id) % 64, root = (c + job->id) % size;
         MPI_Barrier(job->comm);
         for (int i = 0; i < n; ++i) {
@@ -112,6 +131,9 @@ static void *worker(void *arg)
             }
         }
         split_phase(job, c, &persistent, pin, pout);
+        if (0 == job->id && rank == inject_rank && c == inject_call) {
+            fail(job->id, "injected (TEST_THREADS_FAIL)", c, 0, 0);
+        }
     }
     MPI_Request_free(&persistent);
     return NULL;
@@ -122,7 +144,7 @@ static void *churner(void *arg)
 {
     job_t *job = arg;
 
-    for (int c = 0; c < calls / 20 && 0 == failures; ++c) {
+    for (int c = 0; c < calls / 20 && !any_failed(job->comm); ++c) {
         MPI_Comm tmp;
         int one = 1, sum = 0;
         MPI_Comm_dup(job->comm, &tmp);
@@ -143,6 +165,9 @@ int main(int argc, char **argv)
 
     if (argc > 2) {
         calls = atoi(argv[2]);
+    }
+    if (NULL != getenv("TEST_THREADS_FAIL")) {
+        (void) sscanf(getenv("TEST_THREADS_FAIL"), "%d:%d", &inject_rank, &inject_call);
     }
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

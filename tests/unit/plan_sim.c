@@ -201,6 +201,7 @@ static void build(sim_t *S)
         if (w->size != S->r[0].win.size) {
             fail(S, "rank %d's window has %zu bytes, rank 0's %zu", q, w->size, S->r[0].win.size);
         }
+        w->all_direct = sc->all_direct; /* agreed at set-up: every rank maps every window */
         w->base = xcalloc(S, w->size, 1);
         w->scratch = xcalloc(S, w->scratch_size, 1);
         /* calloc's memory is already 0: pages no run touches stay unmapped

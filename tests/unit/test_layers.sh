@@ -1,19 +1,37 @@
 #!/bin/bash
-# The component's layering (docs/design.md, "Layers"), checked over the
-# #include lines of ompi-coll-rdma/: a room (a .c and the .h of the same
-# name; coll_rdma.h is the component's) may include the header of a room on
-# a lower floor, and its own, never one on its floor or above.  A room that
-# is not in the table below fails too (every new file gets a floor), and so
-# does a room below the component that names the component's global
-# (mca_coll_rdma_component: what lower layers need comes as arguments).
+# The component's layering (docs/design.md, "Layers"), checked twice:
+#
+#  includes  over the #include lines of ompi-coll-rdma/: a room (a .c and
+#            the .h of the same name; coll_rdma.h is the component's) may
+#            include the header of a room on a lower floor, and its own,
+#            never one on its floor or above.  A room that is not in the
+#            table below fails too (every new file gets a floor), and so does
+#            a room below the component that names the component's global
+#            (mca_coll_rdma_component: what lower layers need comes as
+#            arguments).
+#  calls     over the built objects (BUILDDIR/ompi-coll-rdma/.libs/*.o, as
+#            make check sets BUILDDIR): every coll_rdma_* or mca_coll_rdma_*
+#            symbol that a room's object uses (nm -u) must be defined by that
+#            room or by a room on a lower floor, or be declared in the room's
+#            own header (an interface the rooms above implement: the plan
+#            functions of coll_rdma_plans.h, which its dispatch table names).
+#            This catches a call upward through a prototype the caller
+#            declares itself, which the include check cannot see.
+#
+# Not checked: calls through function pointers (the hooks done_cb,
+# teardown, tick are upward by design) and static inline functions of
+# headers (reached through includes, so the include check covers them).
+# Without objects (BUILDDIR unset or not built) the call check is skipped
+# and says so.
 #
 # Usage: tests/unit/test_layers.sh [SRCDIR]   (default: the repository)
 set -u
 src=${1:-${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}}/ompi-coll-rdma
 
 declare -A floor=(
-    # ground: the Open MPI version's glue, the configuration and its names
-    [compat]=0 [config]=0
+    # ground: the Open MPI version's glue, the configuration and its names;
+    # the default rules' text, generated into the build directory
+    [compat]=0 [config]=0 [defaults_text]=0
     # on it, every layer may use them: programs, datatypes, tuning rules,
     # schedules, statistics, reductions (the kernels below them: ground)
     [prog]=1 [dtype]=1 [rules]=1 [sched]=1 [stats]=1 [kernels]=0 [op]=1
@@ -27,8 +45,9 @@ declare -A floor=(
     [topo]=4 [decision]=3
     # operations and their interpreter; the queue that orders and drives them
     [exec]=5 [queue]=6
-    # the window's set-up: what ranks say and agree on, then the set-up itself
-    [agree]=5 [setup]=6
+    # the window's set-up: what ranks say and agree on, its exchanges over the
+    # PML, then the set-up itself
+    [agree]=5 [exchange]=5 [setup]=6
     # the algorithm families: the plans' dispatch, the flat families, then
     # the two-level family that composes them
     [plans]=7 [nway]=8 [bruck]=8 [knomial]=8 [pairwise]=8 [ring]=8 [direct]=8 [read]=8
@@ -78,7 +97,42 @@ if [ "$nfiles" -eq 0 ]; then
     echo "FAIL no sources under $src"
     exit 1
 fi
+
+# calls: the symbols each room's object uses, against the room defining them
+objdir=${BUILDDIR:-}/ompi-coll-rdma/.libs
+calls="calls not checked (no objects under '$objdir': set BUILDDIR to a build)"
+if [ -n "${BUILDDIR:-}" ] && compgen -G "$objdir/coll_rdma*.o" >/dev/null && command -v nm >/dev/null; then
+    declare -A owner=()
+    nobj=0
+    for o in "$objdir"/coll_rdma*.o; do
+        room=$(room_of "${o%.o}.c")
+        for sym in $(nm --defined-only "$o" | awk '$2 ~ /^[TDRBCGSV]$/ {print $3}'); do
+            owner[$sym]=$room
+        done
+    done
+    for o in "$objdir"/coll_rdma*.o; do
+        nobj=$((nobj + 1))
+        room=$(room_of "${o%.o}.c")
+        if [ -z "${floor[$room]+x}" ]; then
+            echo "FAIL $(basename "$o"): room '$room' has no floor in tests/unit/test_layers.sh"
+            fail=1
+            continue
+        fi
+        for sym in $(nm -u "$o" | awk '{print $2}' | grep -E '^(mca_)?coll_rdma'); do
+            other=${owner[$sym]:-}
+            [ -z "$other" ] || [ "$other" = "$room" ] && continue
+            # declared in the room's own header: an interface the rooms above
+            # implement (the plans' table of the families' plan functions)
+            [ -f "$src/coll_rdma_$room.h" ] && grep -qw "$sym" "$src/coll_rdma_$room.h" && continue
+            if [ -z "${floor[$other]+x}" ] || [ "${floor[$other]}" -ge "${floor[$room]}" ]; then
+                echo "FAIL $(basename "$o") (floor ${floor[$room]}, $room) uses $sym of room $other (floor ${floor[$other]:-none}): a call that does not point down"
+                fail=1
+            fi
+        done
+    done
+    calls="every call of the $nobj objects to a lower floor"
+fi
 if [ "$fail" -eq 0 ]; then
-    echo "PASS layers: $nfiles files, every include points to a lower floor"
+    echo "PASS layers: $nfiles files, every include points to a lower floor; $calls"
 fi
 exit $fail

@@ -16,12 +16,16 @@
  *                  most 57 bytes: the small ring and just past it), the rest
  *                  any collective, 1 to 8 small slots, the counters crossing
  *                  2^64 half the time: the ring reused turn after turn
+ *   read and hier  12 to 24 read and two-level bcasts, every window mapped,
+ *                  nodes of consecutive ranks (review 2026-11-27, F9)
  * Calls have random arguments at and around the limits (a slot's payload,
  * a bcast segment, the ring's segments, fewer elements than ranks), roots
  * other than 0, MPI_IN_PLACE, and persistent restarts (the same program
  * run again with new contents).  The configuration (radices, n, slots,
  * segment sizes, the first sequence number, near 2^64 to cross the wrap)
- * is drawn per scenario.  P = 1..16 with three seeds, 17..20 with two, a
+ * is drawn per scenario, one in eight at the extremes (the smallest
+ * segments, chunks, limits and rings; every *_max_bytes at -1), and clamped
+ * as the component clamps it.  P = 1..16 with three seeds, 17..20 with two, a
  * sample up to 64 with one.
  *
  * Usage: test_plans [-v] [-p P] [-s seed] [-f family] [-n seeds] [-w]
@@ -82,12 +86,15 @@ static bool two_level(int alg)
 {
     return COLL_RDMA_ALG_HIER == alg || COLL_RDMA_ALG_NPORT == alg;
 }
+#define BCAST_HIER 22 /* algs[BCAST_HIER]: the two-level bcast */
 /* families: 0 .. NALGS-1 one algorithm, then one collective each, then mixed (mapped, put
- * path), then the small bcast ring's long runs */
+ * path), then the small bcast ring's long runs, then read and two-level bcasts on one
+ * communicator whose windows are all mapped, under a node map (review 2026-11-27, F9) */
 #define FAM_COLL NALGS
 #define FAM_MIX (NALGS + COLL_RDMA_NCOLLS)
 #define FAM_SMALL (FAM_MIX + 2)
-#define NFAMS (FAM_SMALL + 1)
+#define FAM_BCAST_NODES (FAM_SMALL + 1)
+#define NFAMS (FAM_BCAST_NODES + 1)
 
 static uint64_t rng;
 
@@ -111,6 +118,45 @@ static int pick(int n)
 static size_t min_size(size_t a, size_t b)
 {
     return a < b ? a : b;
+}
+
+/*
+ * The smallest values (review 2026-11-27, T9; clamped to their minimum by
+ * coll_rdma_config_bound_sizes() where below it): one-line segments and
+ * chunks (two-level allreduces cut many chunks of 64 bytes), limits below
+ * the segments and the slot size (allreduce_max_bytes under
+ * allreduce_short_max_bytes: slots of the limit), one-byte blocks, the
+ * shallowest rings.  Limits stay at one element or more, so that the calls
+ * drawn exist.
+ */
+static void extreme_low(coll_rdma_config_t *cfg)
+{
+    cfg->bcast_segment_bytes = (size_t) PICK(0, 1, 64);
+    cfg->bcast_max_bytes = (size_t) PICK(57, 64, 100, 200);
+    cfg->allreduce_short_max_bytes = (size_t) PICK(0, 16, 64);
+    cfg->allreduce_max_bytes = (size_t) PICK(16, 32, 64, 4096);
+    cfg->allreduce_read_max_bytes = (size_t) PICK(16, 32);
+    cfg->allreduce_ring_segment_bytes = (size_t) PICK(0, 64);
+    cfg->allreduce_rsag_segment_bytes = (size_t) PICK(1, 64);
+    cfg->allgather_max_bytes = (size_t) PICK(1, 2, 8);
+    cfg->alltoall_max_bytes = (size_t) PICK(1, 2, 8);
+    cfg->reduce_max_bytes = (size_t) PICK(16, 32);
+    cfg->bcast_slots = 2;
+    cfg->allreduce_ring_slots = 2;
+    cfg->bcast_small_slots = (int) PICK(0, 1);
+}
+
+/*
+ * The largest limits a user may mean by -1 (an MCA size_t takes it as
+ * 2^64 - 1; clamped to 2^31 - 1): every *_max_bytes.  The slot and segment
+ * sizes stay: slots of 1 GiB cannot be simulated in memory (test_bounds
+ * lays such windows out, without memory).  Calls are drawn within what
+ * the simulator can hold (make_call()).
+ */
+static void extreme_high(coll_rdma_config_t *cfg)
+{
+    cfg->bcast_max_bytes = cfg->allreduce_max_bytes = SIZE_MAX;
+    cfg->allgather_max_bytes = cfg->alltoall_max_bytes = cfg->reduce_max_bytes = SIZE_MAX;
 }
 
 static void random_config(coll_rdma_config_t *cfg, int P)
@@ -148,6 +194,19 @@ static void random_config(coll_rdma_config_t *cfg, int P)
     }
     /* near 2^64 the counters and parities cross the wrap within a scenario */
     cfg->debug_seq_start = (uint64_t) PICK(1, 1, 1000, -3LL);
+    /* one in eight at the extremes (review 2026-11-27, T9) */
+    switch (pick(8)) {
+    case 0:
+        extreme_low(cfg);
+        break;
+    case 1:
+        extreme_high(cfg);
+        break;
+    default:
+        break;
+    }
+    /* as the component clamps them (coll_rdma_config_bound_sizes()) */
+    (void) coll_rdma_config_bound_sizes(cfg, NULL, NULL);
 }
 
 /* A size in [1, max]: the limits and around them, or any. */
@@ -190,9 +249,11 @@ static void make_call(sim_scenario_t *sc, int i, int k)
         /* segmented up to bcast_max_bytes (knomial and hier: one instance
          * per segment, coll_rdma_plan()), or about one segment, or about
          * one line (read: the small ring, 56 bytes, or not, 57) */
-        c->bytes = some_size((size_t) PICK((long long) cfg->bcast_max_bytes,
-                                           (long long) cfg->bcast_segment_bytes + 1,
-                                           COLL_RDMA_BCAST_SMALL_BYTES + 1));
+        c->bytes = some_size(min_size((size_t) PICK((long long) cfg->bcast_max_bytes,
+                                                    (long long) cfg->bcast_segment_bytes + 1,
+                                                    COLL_RDMA_BCAST_SMALL_BYTES + 1),
+                                      min_size(cfg->bcast_max_bytes,
+                                               9 * cfg->bcast_segment_bytes)));
         break;
     case COLL_RDMA_ALLREDUCE:
         if (COLL_RDMA_ALG_RING == c->alg || COLL_RDMA_ALG_RSAG == c->alg) {
@@ -205,7 +266,8 @@ static void make_call(sim_scenario_t *sc, int i, int k)
             c->count = 0 == c->count ? some_size(max) : c->count;
             c->count = c->count < 1 ? 1 : min_size(c->count, cfg->allreduce_max_bytes / SIM_ELEM);
         } else if (COLL_RDMA_ALG_READ == c->alg) {
-            c->count = some_size(cfg->allreduce_read_max_bytes / SIM_ELEM);
+            c->count = some_size(min_size(cfg->allreduce_read_max_bytes,
+                                          cfg->allreduce_max_bytes) / SIM_ELEM);
         } else if (two_level(c->alg) && pick(2)) {
             /* chunks of allreduce_short_max_bytes (coll_rdma_plan()) */
             c->count = some_size(min_size(3 * cfg->allreduce_short_max_bytes + SIM_ELEM,
@@ -273,6 +335,18 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
     } else if (fam < FAM_SMALL) {
         sc->all_direct = FAM_MIX == fam;
         sc->ncalls = 10;
+    } else if (FAM_BCAST_NODES == fam) {
+        /* read bcasts (every rank reads the root's read ring) and two-level
+         * ones (a node reads its carrier's) of one communicator, every
+         * window mapped, nodes of `groups` consecutive ranks (as
+         * coll_rdma_debug_node_ranks makes them; tuning rules may name both
+         * algorithms for different sizes): a carrier rewrites its read ring
+         * slot only when every rank that may still read it is done */
+        sc->all_direct = true;
+        sc->groups = 1 + pick(P > 1 ? P - 1 : 1);
+        sc->ncalls = 12 + pick(13);
+        sc->cfg.bcast_slots = (int) PICK(2, 3);
+        sc->cfg.bcast_small_slots = (int) PICK(0, 2);
     } else {
         /* the small ring turned many times: 40 to 80 calls, mostly read
          * bcasts of one line or just over, from random roots, among every
@@ -293,11 +367,12 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
     }
     sc->copied = !sc->all_direct && pick(2);
     for (int i = 0; i < sc->ncalls; ++i) {
-        int k = fam < NALGS       ? fam
-                : fam < FAM_MIX   ? random_alg(fam - FAM_COLL, sc)
-                : fam < FAM_SMALL ? random_alg(-1, sc)
-                : pick(4)         ? BCAST_READ
-                                  : random_alg(-1, sc);
+        int k = fam < NALGS              ? fam
+                : fam < FAM_MIX          ? random_alg(fam - FAM_COLL, sc)
+                : fam < FAM_SMALL        ? random_alg(-1, sc)
+                : FAM_BCAST_NODES == fam ? (pick(2) ? BCAST_READ : BCAST_HIER)
+                : pick(4)                ? BCAST_READ
+                                         : random_alg(-1, sc);
         make_call(sc, i, k);
         if (FAM_SMALL == fam && BCAST_READ == k && sc->calls[i].replay_of < 0 && pick(4)) {
             sc->calls[i].bytes = 1 + (size_t) pick(COLL_RDMA_BCAST_SMALL_BYTES + 1);
@@ -307,15 +382,17 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
 
 static void describe(const sim_scenario_t *sc, int fam, uint64_t seed)
 {
-    printf("  reproduce: test_plans -p %d -s %llu -f %d (%s, %s%s, %d nodes; seq_start %llu, "
+    printf("  reproduce: test_plans -p %d -s %llu -f %d (%s, %s%s, %d nodes, groups of %d; "
+           "seq_start %llu, "
            "bcast slots %d, small slots %d)\n",
            sc->P, (unsigned long long) seed, fam,
-           fam < NALGS       ? "one algorithm"
-           : fam < FAM_MIX   ? "one collective"
-           : fam < FAM_SMALL ? "mixed"
-                             : "small bcast ring",
+           fam < NALGS              ? "one algorithm"
+           : fam < FAM_MIX          ? "one collective"
+           : fam < FAM_SMALL        ? "mixed"
+           : FAM_BCAST_NODES == fam ? "read and two-level bcasts"
+                                    : "small bcast ring",
            sc->all_direct ? "all mapped" : "put path", sc->copied ? " (copied puts)" : "",
-           sc->nodes,
+           sc->nodes, sc->groups,
            (unsigned long long) sc->cfg.debug_seq_start, sc->cfg.bcast_slots,
            sc->cfg.bcast_small_slots);
     for (int i = 0; i < sc->ncalls; ++i) {
@@ -418,8 +495,9 @@ int main(int argc, char **argv)
         }
     }
     memset(&st, 0, sizeof(st));
-    if (COLL_RDMA_BCAST != algs[BCAST_READ].coll || COLL_RDMA_ALG_READ != algs[BCAST_READ].alg) {
-        printf("FAIL internal: algs[BCAST_READ] is not the read bcast\n");
+    if (COLL_RDMA_BCAST != algs[BCAST_READ].coll || COLL_RDMA_ALG_READ != algs[BCAST_READ].alg
+        || COLL_RDMA_BCAST != algs[BCAST_HIER].coll || COLL_RDMA_ALG_HIER != algs[BCAST_HIER].alg) {
+        printf("FAIL internal: algs[BCAST_READ] or algs[BCAST_HIER] is not that bcast\n");
         return 1;
     }
     failed += window_memory(0);
