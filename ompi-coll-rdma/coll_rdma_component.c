@@ -201,6 +201,13 @@ static int rdma_register(void)
             "rank (with a message at verbose >= 1). The guard against size parameters set so "
             "large that windows would not fit in memory. May differ between ranks",
             MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_4, &c->window_max_bytes);
+    reg_var("window_budget_bytes",
+            "Most bytes of windows this process keeps mapped at once, over all its communicators "
+            "(memory of freed ones comes back); a communicator whose window would pass it goes "
+            "without one on every rank, said once per job. 0 (default): a quarter of the size of "
+            "the directory UCX maps windows from (UCX_POSIX_DIR, else /dev/shm) shared among "
+            "the node's processes, at most 32 MiB. May differ between ranks",
+            MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_4, &c->window_budget_bytes);
     /* Local, not agreed: which peers a rank attaches at set-up changes
      * nothing that another rank sees. */
     reg_int("lazy_connect",
@@ -542,6 +549,10 @@ static int rdma_open(void)
                   mca_coll_rdma_component.window_max_bytes, COLL_RDMA_WINDOW_BYTES_MAX, NULL);
         mca_coll_rdma_component.window_max_bytes = COLL_RDMA_WINDOW_BYTES_MAX;
     }
+    if (0 == mca_coll_rdma_component.window_budget_bytes) {
+        mca_coll_rdma_component.window_budget_bytes = coll_rdma_window_default_budget(
+            (int) opal_process_info.num_local_peers + 1);
+    }
     clamp("reduce_radix", &cfg->reduce_radix, 2, 64);
     clamp("debug_node_ranks", &cfg->debug_node_ranks, -(1 << 30), 1 << 30);
     clamp("auto_emulated", &cfg->auto_emulated, 0, 1);
@@ -584,6 +595,7 @@ static mca_coll_base_module_t *rdma_comm_query(struct ompi_communicator_t *comm,
     mca_coll_rdma_component_t *c = &mca_coll_rdma_component;
     coll_rdma_module_params_t params = {.window_setup_calls = c->window_setup_calls,
                                         .window_max_bytes = c->window_max_bytes,
+                                        .window_budget_bytes = c->window_budget_bytes,
                                         .poll_spins = c->poll_spins,
                                         .lazy_connect = 0 != c->lazy_connect};
     mca_coll_rdma_module_t *m;

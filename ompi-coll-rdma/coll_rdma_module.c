@@ -43,6 +43,7 @@ static coll_rdma_setup_args_t setup_args(mca_coll_rdma_module_t *m, struct ompi_
     coll_rdma_setup_args_t a = {.comm = comm, .cfg = &m->cfg_agreed,
                                 .fallback_wrong = m->fallback_wrong,
                                 .window_max_bytes = m->params.window_max_bytes,
+                                .window_budget_bytes = m->params.window_budget_bytes,
                                 .poll_spins = m->params.poll_spins,
                                 .lazy_connect = m->params.lazy_connect};
     return a;

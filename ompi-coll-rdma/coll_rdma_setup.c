@@ -62,17 +62,20 @@ enum {
     NOWIN_NONE = 0,
     NOWIN_SMALL,   /* below coll_rdma_min_comm_size: on purpose, said at verbose 1 only */
     NOWIN_UCX,     /* UCX could not be started in this process */
-    NOWIN_ALLOC,   /* the window could not be allocated */
     NOWIN_ADDRESS, /* its address does not fit a record */
     NOWIN_CONNECT, /* it could not attach a peer, or ran out of memory attaching */
     NOWIN_MEMORY,  /* it ran out of memory preparing its set-up (coll_rdma_setup_refuse) */
-    NOWIN_CAUSES
+    NOWIN_WINDOW,  /* its window was not allocated: + enum coll_rdma_nowin */
+    NOWIN_CAUSES = NOWIN_WINDOW + COLL_RDMA_NOWIN_N
 };
 
-/* What every rank brings: its header, why it has no window, its address. */
+/* What every rank brings: its header, why it has no window (and, for one not
+ * allocated, the bytes it would have taken and the limit it met), its
+ * address. */
 typedef struct record {
     coll_rdma_header_t header;
     int64_t why;
+    uint64_t bytes, limit;
     char address[ADDRESS_MAX];
 } record_t;
 
@@ -95,6 +98,7 @@ struct coll_rdma_setup {
     uint64_t *map_hash;
     bool agreed;
     int nowin_rank, nowin_why; /* the first rank without a window, and why */
+    uint64_t nowin_bytes, nowin_limit; /* its window's size and the limit it met */
 };
 
 static void setup_release(coll_rdma_setup_t *s)
@@ -115,6 +119,18 @@ static void setup_release(coll_rdma_setup_t *s)
     s->oks = NULL;
     s->leader_of = NULL;
     s->map_hash = NULL;
+}
+
+/* The ranks of comm on this node (this one included): each maps a window of
+ * it at about the same time. */
+static int local_ranks(struct ompi_communicator_t *comm)
+{
+    int n = 0, size = ompi_comm_size(comm);
+
+    for (int i = 0; i < size; ++i) {
+        n += OPAL_PROC_ON_LOCAL_NODE(ompi_comm_peer_lookup(comm, i)->super.proc_flags) ? 1 : 0;
+    }
+    return n;
 }
 
 /* The local part: everything this rank brings to the first exchange. */
@@ -138,10 +154,18 @@ static void local_part(coll_rdma_setup_t *s)
         coll_rdma_op_fallback_wrong(h->wrong);
         s->mine.why = NOWIN_UCX;
         if (OMPI_SUCCESS == rc) {
-            s->mine.why = NOWIN_ALLOC;
-            s->win = coll_rdma_window_alloc(cfg, s->a.window_max_bytes, s->size, s->rank);
+            coll_rdma_window_limits_t limits = {.max_bytes = s->a.window_max_bytes,
+                                                .budget_bytes = s->a.window_budget_bytes,
+                                                .local_ranks = local_ranks(s->a.comm)};
+            coll_rdma_nowin_info_t nowin;
+            s->win = coll_rdma_window_alloc(cfg, &limits, s->size, s->rank, &nowin);
             if (NULL != s->win) {
                 s->win->poll_spins = s->a.poll_spins;
+            } else {
+                s->mine.why = NOWIN_WINDOW + nowin.why;
+                s->mine.bytes = nowin.bytes;
+                s->mine.limit = COLL_RDMA_NOWIN_CAP == nowin.why ? limits.max_bytes
+                                                                 : limits.budget_bytes;
             }
         }
     }
@@ -240,6 +264,8 @@ static int after_records(coll_rdma_setup_t *s, bool *more)
         for (int i = 0; i < s->size && NOWIN_NONE == s->nowin_why; ++i) {
             s->nowin_rank = i;
             s->nowin_why = (int) s->records[i].why;
+            s->nowin_bytes = s->records[i].bytes;
+            s->nowin_limit = s->records[i].limit;
         }
         return OMPI_SUCCESS;
     }
@@ -315,39 +341,59 @@ static void say_no_window(const coll_rdma_setup_t *s)
     struct ompi_communicator_t *comm = s->a.comm;
     int r = s->nowin_rank, why = s->nowin_why;
     unsigned world = (unsigned) ompi_comm_peer_lookup(comm, r)->super.proc_name.vpid;
-    char cause[160];
+    char cause[256], who[64];
     bool first = coll_rdma_job_speaker() && why > NOWIN_SMALL && why < NOWIN_CAUSES
                  && !said[why];
 
     if (!first && !(0 == s->rank && coll_rdma_verbose(1))) {
         return;
     }
+    snprintf(who, sizeof(who), "its rank %d (world rank %u)", r, world);
     switch (why) {
     case NOWIN_SMALL:
         snprintf(cause, sizeof(cause), "%d ranks, below coll_rdma_min_comm_size", s->size);
         break;
     case NOWIN_UCX:
-        snprintf(cause, sizeof(cause), "UCX could not be started at its rank %d (world rank %u)",
-                 r, world);
-        break;
-    case NOWIN_ALLOC:
-        snprintf(cause, sizeof(cause),
-                 "its rank %d (world rank %u) could not allocate its window (/dev/shm full, "
-                 "the descriptor limit or coll_rdma_window_max_bytes: verbose 1 says which)",
-                 r, world);
+        snprintf(cause, sizeof(cause), "UCX could not be started at %s", who);
         break;
     case NOWIN_ADDRESS:
-        snprintf(cause, sizeof(cause),
-                 "the UCX address of its rank %d (world rank %u) is longer than the %d bytes "
-                 "the set-up exchanges", r, world, ADDRESS_MAX);
+        snprintf(cause, sizeof(cause), "the UCX address of %s is longer than the %d bytes the "
+                 "set-up exchanges", who, ADDRESS_MAX);
         break;
     case NOWIN_CONNECT:
-        snprintf(cause, sizeof(cause),
-                 "its rank %d (world rank %u) could not attach a peer's window", r, world);
+        snprintf(cause, sizeof(cause), "%s could not attach a peer's window", who);
         break;
     case NOWIN_MEMORY:
-        snprintf(cause, sizeof(cause),
-                 "its rank %d (world rank %u) ran out of memory preparing its set-up", r, world);
+        snprintf(cause, sizeof(cause), "%s ran out of memory preparing its set-up", who);
+        break;
+    case NOWIN_WINDOW + COLL_RDMA_NOWIN_LAYOUT:
+        snprintf(cause, sizeof(cause), "%s has no window geometry (size parameters beyond their "
+                 "ranges)", who);
+        break;
+    case NOWIN_WINDOW + COLL_RDMA_NOWIN_FDS:
+        snprintf(cause, sizeof(cause), "%s is near its file-descriptor limit", who);
+        break;
+    case NOWIN_WINDOW + COLL_RDMA_NOWIN_CAP:
+        snprintf(cause, sizeof(cause), "the window of %s would take %llu bytes, more than "
+                 "coll_rdma_window_max_bytes = %llu", who, (unsigned long long) s->nowin_bytes,
+                 (unsigned long long) s->nowin_limit);
+        break;
+    case NOWIN_WINDOW + COLL_RDMA_NOWIN_BUDGET:
+        snprintf(cause, sizeof(cause), "a window of %llu bytes would take the windows of %s past "
+                 "coll_rdma_window_budget_bytes = %llu", (unsigned long long) s->nowin_bytes, who,
+                 (unsigned long long) s->nowin_limit);
+        break;
+    case NOWIN_WINDOW + COLL_RDMA_NOWIN_SHM:
+        snprintf(cause, sizeof(cause), "the shared-memory directory of %s's node (UCX_POSIX_DIR, "
+                 "/dev/shm) has not room for its windows of %llu bytes", who,
+                 (unsigned long long) s->nowin_bytes);
+        break;
+    case NOWIN_WINDOW + COLL_RDMA_NOWIN_MEMORY:
+        snprintf(cause, sizeof(cause), "%s ran out of memory allocating its window", who);
+        break;
+    case NOWIN_WINDOW + COLL_RDMA_NOWIN_MAP:
+        snprintf(cause, sizeof(cause), "UCX could not map the window of %s (verbose 1 says why)",
+                 who);
         break;
     default:
         snprintf(cause, sizeof(cause), "the ranks' configurations differ (said above)");
@@ -447,7 +493,7 @@ int coll_rdma_setup_refuse(struct ompi_communicator_t *comm, coll_rdma_config_t 
 
     coll_rdma_ucx_lock();
     if (!made) {
-        refusal.why = NOWIN_MEMORY;
+        refusal.why = NOWIN_MEMORY; /* refusal.bytes, .limit: 0 */
         coll_rdma_agree_config(cfg, refusal.header.config);
         made = 1;
     }

@@ -31,7 +31,8 @@ typedef struct coll_rdma_setup_args {
     /* out: OMPI_OP_BASE_FORTRAN_OP_MAX masks, the union of every rank's op
      * self-test findings (coll_rdma_op_fallback_wrong) */
     uint64_t *fallback_wrong;
-    size_t window_max_bytes; /* this rank's cap (0: none); need not agree */
+    size_t window_max_bytes;    /* this rank's cap on one window (0: none); need not agree */
+    size_t window_budget_bytes; /* on all of this process's windows (0: none); need not agree */
     int poll_spins;
     bool lazy_connect;
 } coll_rdma_setup_args_t;

@@ -50,6 +50,14 @@ static coll_rdma_ucx_peer_t *endpoint(ompi_proc_t *proc, const void *addr)
     return peer;
 }
 
+/* Window memory mapped by this process (UCX lock held). */
+static size_t mapped_bytes = 0;
+
+size_t coll_rdma_ucx_mapped(void)
+{
+    return mapped_bytes;
+}
+
 int coll_rdma_ucx_mem_alloc(size_t bytes, coll_rdma_ucx_mem_t *mem, void **base)
 {
     ucp_mem_map_params_t params;
@@ -78,6 +86,8 @@ int coll_rdma_ucx_mem_alloc(size_t bytes, coll_rdma_ucx_mem_t *mem, void **base)
         mem->memh = NULL;
         goto fail;
     }
+    mem->bytes = bytes;
+    mapped_bytes += bytes;
     return OMPI_SUCCESS;
 fail:
     if (coll_rdma_verbose(1)) {
@@ -93,6 +103,8 @@ void coll_rdma_ucx_mem_free(coll_rdma_ucx_mem_t *mem)
     if (NULL != mem->memh) {
         UCX_CALL(ucp_mem_unmap)(coll_rdma_ucx_context, mem->memh);
         mem->memh = NULL;
+        mapped_bytes -= mem->bytes;
+        mem->bytes = 0;
     }
 }
 

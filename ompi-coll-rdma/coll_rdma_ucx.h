@@ -29,6 +29,7 @@ typedef struct coll_rdma_ucx_mem {
     ucp_mem_h memh;
     void *rkey_buf;    /* packed rkey, until coll_rdma_ucx_address_done() */
     size_t rkey_len;
+    size_t bytes;      /* mapped (counted in coll_rdma_ucx_mapped()) */
 } coll_rdma_ucx_mem_t;
 
 /** A peer's window as this process reaches it by RMA. */
@@ -49,6 +50,9 @@ int coll_rdma_ucx_mem_alloc(size_t bytes, coll_rdma_ucx_mem_t *mem, void **base)
 
 /** Unregister and free window memory, its packed rkey too.  UCX lock held. */
 void coll_rdma_ucx_mem_free(coll_rdma_ucx_mem_t *mem);
+
+/** Bytes of window memory this process has mapped now (UCX lock held). */
+size_t coll_rdma_ucx_mapped(void);
 
 /** Bytes of the address a peer needs to reach window memory `mem`. */
 size_t coll_rdma_ucx_address_size(const coll_rdma_ucx_mem_t *mem);

@@ -12,6 +12,7 @@
 #include "coll_rdma_sched.h"
 
 #include <dirent.h>
+#include <sys/statvfs.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -62,19 +63,91 @@ static void free_arrays(coll_rdma_window_t *win)
     free(win->node_pos);
 }
 
-coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t max_bytes,
-                                           int comm_size, int rank)
+/* UCX's posix memory domain maps windows from files in this directory. */
+static const char *shm_dir(void)
+{
+    const char *dir = getenv("UCX_POSIX_DIR");
+
+    return NULL != dir && '\0' != dir[0] ? dir : "/dev/shm";
+}
+
+size_t coll_rdma_window_default_budget(int local_procs)
+{
+    struct statvfs st;
+    size_t share;
+
+    if (0 != statvfs(shm_dir(), &st) || local_procs < 1) {
+        return COLL_RDMA_WINDOW_BUDGET_MAX;
+    }
+    share = (size_t) st.f_blocks * st.f_frsize / 4 / (size_t) local_procs;
+    return share < COLL_RDMA_WINDOW_BUDGET_MAX ? share : COLL_RDMA_WINDOW_BUDGET_MAX;
+}
+
+/* Whether the shared-memory directory has room for `ranks` windows of
+ * `bytes` each and a margin of 1 MiB (*free_bytes: what it has). */
+static bool shm_room(size_t bytes, int ranks, size_t *free_bytes)
+{
+    struct statvfs st;
+
+    if (0 != statvfs(shm_dir(), &st)) {
+        return true; /* not there: UCX maps windows from another domain */
+    }
+    *free_bytes = (size_t) st.f_bavail * st.f_frsize;
+    return *free_bytes >= bytes * (size_t) (ranks > 0 ? ranks : 1) + ((size_t) 1 << 20);
+}
+
+/* Whether `bytes` more of this process's windows fit its limits (UCX lock
+ * held); *why and a message at verbose >= 1 where they do not. */
+static bool within_limits(size_t bytes, const coll_rdma_window_limits_t *l, int *why)
+{
+    size_t mapped = coll_rdma_ucx_mapped(), free_bytes = 0;
+
+    if (l->max_bytes > 0 && bytes > l->max_bytes) {
+        *why = COLL_RDMA_NOWIN_CAP;
+        if (coll_rdma_verbose(1)) {
+            coll_rdma_output("window of %zu bytes exceeds coll_rdma_window_max_bytes = %zu; "
+                             "no window on this communicator", bytes, l->max_bytes);
+        }
+        return false;
+    }
+    if (l->budget_bytes > 0 && (mapped > l->budget_bytes || bytes > l->budget_bytes - mapped)) {
+        *why = COLL_RDMA_NOWIN_BUDGET;
+        if (coll_rdma_verbose(1)) {
+            coll_rdma_output("window of %zu bytes with %zu mapped would pass "
+                             "coll_rdma_window_budget_bytes = %zu; no window on this communicator",
+                             bytes, mapped, l->budget_bytes);
+        }
+        return false;
+    }
+    if (!shm_room(bytes, l->local_ranks, &free_bytes)) {
+        *why = COLL_RDMA_NOWIN_SHM;
+        if (coll_rdma_verbose(1)) {
+            coll_rdma_output("%s has %zu bytes free, %d windows of %zu bytes need more; no "
+                             "window on this communicator", shm_dir(), free_bytes, l->local_ranks,
+                             bytes);
+        }
+        return false;
+    }
+    return true;
+}
+
+coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
+                                           const coll_rdma_window_limits_t *limits,
+                                           int comm_size, int rank, coll_rdma_nowin_info_t *nowin)
 {
     coll_rdma_window_t *win = calloc(1, sizeof(*win));
-    int rc = OMPI_ERR_OUT_OF_RESOURCE;
+    int rc = OMPI_ERR_OUT_OF_RESOURCE, *why = &nowin->why;
     long open_fds, fd_limit;
 
+    nowin->why = COLL_RDMA_NOWIN_MEMORY;
+    nowin->bytes = 0;
     if (NULL == win) {
         return NULL;
     }
     rc = coll_rdma_window_layout(win, cfg, comm_size, rank);
     if (OMPI_SUCCESS != rc) {
         /* e.g. size parameters beyond their ranges: never a wrapped slot */
+        *why = COLL_RDMA_NOWIN_LAYOUT;
         if (coll_rdma_verbose(1)) {
             coll_rdma_output("no window geometry for %d ranks (%s): no window on this "
                              "communicator",
@@ -85,20 +158,22 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t
         free(win);
         return NULL;
     }
+    nowin->bytes = win->size;
+    /* the limits first: the cheapest test, and the one most often met (a
+     * process with many communicators); again under the lock at mapping */
+    coll_rdma_ucx_lock();
+    rc = within_limits(win->size, limits, why) ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+    coll_rdma_ucx_unlock();
+    if (OMPI_SUCCESS != rc) {
+        free(win);
+        return NULL;
+    }
     if (fds_exhausted(&open_fds, &fd_limit)) {
+        *why = COLL_RDMA_NOWIN_FDS;
         if (coll_rdma_verbose(1)) {
             coll_rdma_output("%ld of %ld file descriptors open (RLIMIT_NOFILE); a window needs "
                              "up to %d: no window on this communicator",
                              open_fds, fd_limit, COLL_RDMA_FD_MARGIN);
-        }
-        free(win);
-        return NULL;
-    }
-    if (max_bytes > 0 && win->size > max_bytes) {
-        if (coll_rdma_verbose(1)) {
-            coll_rdma_output("window of %zu bytes exceeds coll_rdma_window_max_bytes = %zu; "
-                             "no window on this communicator",
-                             win->size, max_bytes);
         }
         free(win);
         return NULL;
@@ -121,7 +196,11 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t
         && NULL != win->scratch && NULL != win->leaders && NULL != win->local
         && NULL != win->node_of && NULL != win->node_order && NULL != win->node_pos) {
         coll_rdma_ucx_lock();
-        rc = coll_rdma_ucx_mem_alloc(win->size, &win->mem, (void **) &win->base);
+        rc = OMPI_ERR_OUT_OF_RESOURCE;
+        if (within_limits(win->size, limits, why)) {
+            *why = COLL_RDMA_NOWIN_MAP;
+            rc = coll_rdma_ucx_mem_alloc(win->size, &win->mem, (void **) &win->base);
+        }
         coll_rdma_ucx_unlock();
     }
     if (OMPI_SUCCESS != rc) {

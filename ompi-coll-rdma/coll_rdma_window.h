@@ -117,23 +117,70 @@ static inline size_t coll_rdma_window_region_slot(const coll_rdma_window_t *win,
     return coll_rdma_layout_region_slot(&win->layout, r, s);
 }
 
+/* What limits this process's windows: its own, never agreed (a rank over a
+ * limit reports no window in the set-up's exchange, and every rank goes
+ * without on that communicator). */
+typedef struct coll_rdma_window_limits {
+    size_t max_bytes;    /* one window (coll_rdma_window_max_bytes; 0: none) */
+    size_t budget_bytes; /* every window of the process at once
+                          * (coll_rdma_window_budget_bytes; 0: none) */
+    int local_ranks;     /* ranks of the communicator on this node, each mapping one now */
+} coll_rdma_window_limits_t;
+
+/* Why coll_rdma_window_alloc() gave no window (and what it would have taken). */
+typedef struct coll_rdma_nowin_info {
+    int why;      /* enum coll_rdma_nowin */
+    size_t bytes; /* the window's size (0: no geometry) */
+} coll_rdma_nowin_info_t;
+
+enum coll_rdma_nowin {
+    COLL_RDMA_NOWIN_LAYOUT = 0, /* no geometry: size parameters beyond their ranges */
+    COLL_RDMA_NOWIN_FDS,        /* the process is near its file-descriptor limit */
+    COLL_RDMA_NOWIN_CAP,        /* more than limits.max_bytes */
+    COLL_RDMA_NOWIN_BUDGET,     /* the process's windows would pass limits.budget_bytes */
+    COLL_RDMA_NOWIN_SHM,        /* the shared-memory directory has too little room */
+    COLL_RDMA_NOWIN_MEMORY,     /* an allocation failed */
+    COLL_RDMA_NOWIN_MAP,        /* UCX could not map the memory */
+    COLL_RDMA_NOWIN_N
+};
+
 /**
  * Allocate this rank's window for a communicator of `comm_size` ranks with the
  * geometry implied by `cfg` (coll_rdma_layout()), every sequence word empty,
  * with every per-peer array (peers, credit caches, the node map's five
- * arrays) and the scratch.  Returns NULL, having freed whatever it took,
- * when the geometry fails (a size that would overflow: parameters beyond
- * their ranges), needs more than `max_bytes` bytes (0: no cap;
- * coll_rdma_window_max_bytes), when the process is close to its
- * file-descriptor limit (these three said at verbose >= 1), when any
- * allocation fails, or when UCX cannot map the memory.  NULL is this rank's
- * alone: the caller must report it in the set-up's first exchange (ok = 0)
- * so that every rank agrees on no window; nothing is left half-made for
- * another rank to rely on.  The UCX transport must be initialized.  Takes
- * the UCX lock itself, as do attach and free.
+ * arrays) and the scratch.  Returns NULL, having freed whatever it took and
+ * said why in *nowin, when the geometry fails (a size that
+ * would overflow: parameters beyond their ranges), when the window needs
+ * more than limits->max_bytes, when the process's windows would then pass
+ * limits->budget_bytes, when the shared-memory directory UCX maps windows
+ * from (UCX_POSIX_DIR, /dev/shm by default) has not room for
+ * limits->local_ranks such windows and a margin (so that UCX never fails a
+ * write into a full directory, which it reports as an error on the
+ * console), when the process is close to its file-descriptor limit, when
+ * any allocation fails, or when UCX cannot map the memory (each said at
+ * verbose >= 1).  NULL is this rank's alone: the caller must report it in
+ * the set-up's first exchange (ok = 0) so that every rank agrees on no
+ * window; nothing is left half-made for another rank to rely on.  The UCX
+ * transport must be initialized.  Takes the UCX lock itself, as do attach
+ * and free; the memory of a window freed counts against the budget no
+ * longer.
  */
-coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg, size_t max_bytes,
-                                           int comm_size, int rank);
+coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
+                                           const coll_rdma_window_limits_t *limits,
+                                           int comm_size, int rank, coll_rdma_nowin_info_t *nowin);
+
+/**
+ * The default of coll_rdma_window_budget_bytes for a process sharing its
+ * node with `local_procs` processes (itself included): a quarter of the
+ * size of the shared-memory directory UCX maps windows from (UCX_POSIX_DIR,
+ * else /dev/shm), divided among them, at most COLL_RDMA_WINDOW_BUDGET_MAX;
+ * COLL_RDMA_WINDOW_BUDGET_MAX where the directory cannot be read.  So
+ * Docker's default 64 MB /dev/shm holds a 4-rank job's windows in 16 MB,
+ * and a large one never more than 32 MiB per process.
+ */
+size_t coll_rdma_window_default_budget(int local_procs);
+
+#define COLL_RDMA_WINDOW_BUDGET_MAX ((size_t) 32 << 20)
 
 /**
  * Bytes of this rank's exchange blob: window base, packed rkey and worker

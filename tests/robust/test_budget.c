@@ -1,0 +1,132 @@
+/*
+ * What a communicator costs (issue 36): many communicators alive at once
+ * against coll_rdma_window_budget_bytes, and the shared-memory directory's
+ * use.  Each round dups --comms communicators of MPI_COMM_WORLD and keeps
+ * them, makes --calls checked allreduces on each (more than the warm-up, so
+ * that each crosses its window's set-up), then frees them all; the next
+ * round does it again.  Which communicators coll/rdma served is read through
+ * its MPI_T variable allreduce_served_calls (bench/bench_mpit.c).
+ *
+ * Checks (rank 0 prints one line per round: how many were served):
+ *   - every result right;
+ *   - the communicators served form a prefix of each round's (windows of one
+ *     size: once one does not fit the budget, none after it does);
+ *   - --expect-min K / --expect-max K: bounds on how many were served;
+ *   - every round serves as many as the first (the memory of freed
+ *     communicators comes back);
+ *   - --shm-max PCT: the shared-memory directory (UCX_POSIX_DIR, /dev/shm) at
+ *     most PCT % full with every communicator of a round alive (statvfs).
+ * Prints "test_budget OK".
+ *
+ *     mpicc -O2 -I bench tests/robust/test_budget.c bench/bench_mpit.c -o test_budget
+ *     mpirun -np 2 --mca coll_rdma_window_budget_bytes 8000000 ./test_budget --comms 6
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+#include "bench_mpit.h"
+
+static int rank, size;
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        fprintf(stderr, "rank %d: FAIL ", rank);                                                   \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fprintf(stderr, "\n");                                                                     \
+        MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
+    } while (0)
+
+/* Percent of the shared-memory directory in use now. */
+static double shm_used_pct(void)
+{
+    const char *dir = getenv("UCX_POSIX_DIR");
+    struct statvfs st;
+
+    if (0 != statvfs(NULL != dir && '\0' != dir[0] ? dir : "/dev/shm", &st) || 0 == st.f_blocks) {
+        return 0;
+    }
+    return 100.0 * (double) (st.f_blocks - st.f_bfree) / (double) st.f_blocks;
+}
+
+int main(int argc, char **argv)
+{
+    int ncomms = 8, calls = 24, rounds = 2, expect_min = 0, expect_max = -1, first = -1;
+    double shm_max = 0, shm_peak = 0;
+
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (0 == strcmp(argv[i], "--comms")) {
+            ncomms = atoi(argv[i + 1]);
+        } else if (0 == strcmp(argv[i], "--calls")) {
+            calls = atoi(argv[i + 1]);
+        } else if (0 == strcmp(argv[i], "--rounds")) {
+            rounds = atoi(argv[i + 1]);
+        } else if (0 == strcmp(argv[i], "--expect-min")) {
+            expect_min = atoi(argv[i + 1]);
+        } else if (0 == strcmp(argv[i], "--expect-max")) {
+            expect_max = atoi(argv[i + 1]);
+        } else if (0 == strcmp(argv[i], "--shm-max")) {
+            shm_max = atof(argv[i + 1]);
+        }
+    }
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (0 != mpit_served_open("allreduce")) {
+        FAIL("no MPI_T variable allreduce_served_calls: coll/rdma not loaded");
+    }
+    MPI_Comm *comms = malloc((size_t) ncomms * sizeof(MPI_Comm));
+    for (int r = 0; r < rounds; r++) {
+        int served = 0, gap = 0;
+        double pct;
+        for (int c = 0; c < ncomms; c++) {
+            long long before = mpit_served();
+            MPI_Comm_dup(MPI_COMM_WORLD, &comms[c]);
+            for (int k = 0; k < calls; k++) {
+                double x = rank + k + c, y = -1;
+                MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, comms[c]);
+                if (y != (double) size * (size - 1) / 2 + (double) size * (k + c)) {
+                    FAIL("round %d communicator %d call %d: %g", r, c, k, y);
+                }
+            }
+            if (mpit_served() > before) { /* this rank's view: every rank's alike */
+                if (gap) {
+                    FAIL("round %d: communicator %d served after one that was not", r, c);
+                }
+                served++;
+            } else {
+                gap = 1;
+            }
+        }
+        pct = shm_used_pct();
+        shm_peak = pct > shm_peak ? pct : shm_peak;
+        for (int c = 0; c < ncomms; c++) {
+            MPI_Comm_free(&comms[c]);
+        }
+        if (0 == rank) {
+            printf("round %d: %d of %d communicators served; shared memory %.1f %% in use\n", r,
+                   served, ncomms, pct);
+        }
+        if (served < expect_min || (expect_max >= 0 && served > expect_max)) {
+            FAIL("round %d: %d served, expected %d to %d", r, served, expect_min, expect_max);
+        }
+        if (first >= 0 && served != first) {
+            FAIL("round %d served %d, the first %d: freed windows did not come back", r, served,
+                 first);
+        }
+        first = served;
+    }
+    if (shm_max > 0 && shm_peak > shm_max) {
+        FAIL("shared memory %.1f %% in use, more than %.1f %%", shm_peak, shm_max);
+    }
+    mpit_served_close();
+    free(comms);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == rank) {
+        printf("test_budget OK\n");
+    }
+    MPI_Finalize();
+    return 0;
+}
