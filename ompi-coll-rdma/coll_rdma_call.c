@@ -371,6 +371,15 @@ int coll_rdma_call_hand_on_init(mca_coll_rdma_module_t *m, struct ompi_communica
      * (large counts), int before (the entry points' counts are int there) */
     coll_rdma_count_t scount = (coll_rdma_count_t) c->scount;
     coll_rdma_count_t rcount = (coll_rdma_count_t) c->rcount;
+    ompi_datatype_t *sdtype = c->sdtype;
+
+    if (MPI_IN_PLACE == c->sbuf) {
+        /* MPI ignores them, and the call keeps none (coll_rdma_entry.c):
+         * give the previous component valid ones, the receive side's
+         * (libnbc's alltoall reads the send type even in place) */
+        scount = rcount;
+        sdtype = c->rdtype;
+    }
 
 #define HAND_ON(name, ...)                                                                         \
     (NULL == m->previous_##name##_init                                                             \
@@ -389,9 +398,9 @@ int coll_rdma_call_hand_on_init(mca_coll_rdma_module_t *m, struct ompi_communica
     case COLL_RDMA_REDUCE:
         return HAND_ON(reduce, c->sbuf, c->rbuf, rcount, c->rdtype, c->op, c->root);
     case COLL_RDMA_ALLGATHER:
-        return HAND_ON(allgather, c->sbuf, scount, c->sdtype, c->rbuf, rcount, c->rdtype);
+        return HAND_ON(allgather, c->sbuf, scount, sdtype, c->rbuf, rcount, c->rdtype);
     default:
-        return HAND_ON(alltoall, c->sbuf, scount, c->sdtype, c->rbuf, rcount, c->rdtype);
+        return HAND_ON(alltoall, c->sbuf, scount, sdtype, c->rbuf, rcount, c->rdtype);
     }
 #undef HAND_ON
 }

@@ -37,7 +37,9 @@
  *            allreduces run (coll/inter: reduce and bcast on that same
  *            local communicator); two groups of alternate ranks, np >= 4
  *   inplace  MPI_Allgather, MPI_Ialltoall ... with MPI_IN_PLACE and a send
- *            count and type that MPI ignores, garbage on rank 1
+ *            count and type that MPI ignores, garbage on rank 1: on the
+ *            window, and as early requests (nonblocking ones while the
+ *            set-up runs, a persistent one made before the window)
  *   large    (Open MPI 6.0: MPI 4's large counts) MPI_Ibcast_c and
  *            MPI_Bcast_init_c of 2^31 + 8 bytes as early requests: their
  *            fallbacks, made while the set-up runs, must get the whole count
@@ -572,6 +574,48 @@ static void inter(int n)
 
 /* ---- inplace -------------------------------------------------------------- */
 
+/* In-place alltoall and allgather made as early requests (the set-up call
+ * and the one after it, and persistent ones made before the window, started
+ * across it), whose fallbacks are made of the call as coll/rdma keeps it. */
+static void inplace_early(int it, int scount, MPI_Datatype stype)
+{
+    MPI_Comm d = setup_next_dup(), e;
+    MPI_Request r[2];
+    int *a = malloc(size * sizeof(int)), *g = malloc(size * sizeof(int));
+
+    for (int q = 0; q < size; q++) {
+        a[q] = it * 1000 + rank * 10 + q;
+        g[q] = q == rank ? it * 10 + q : -1;
+    }
+    OK(MPI_Ialltoall(MPI_IN_PLACE, scount, stype, a, 1, MPI_INT, d, &r[0]));
+    OK(MPI_Iallgather(MPI_IN_PLACE, scount, stype, g, 1, MPI_INT, d, &r[1]));
+    OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    for (int q = 0; q < size; q++) {
+        if (a[q] != it * 1000 + q * 10 + rank || g[q] != it * 10 + q) {
+            FAIL("inplace %d: early alltoall/allgather block %d: %d %d", it, q, a[q], g[q]);
+        }
+    }
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &e));
+    OK(MPI_Alltoall_init(MPI_IN_PLACE, scount, stype, a, 1, MPI_INT, e, MPI_INFO_NULL, &r[0]));
+    for (int j = 0; j < warmup + 3; j++) { /* across the set-up */
+        for (int q = 0; q < size; q++) {
+            a[q] = (it + j) * 1000 + rank * 10 + q;
+        }
+        OK(MPI_Start(&r[0]));
+        OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+        for (int q = 0; q < size; q++) {
+            if (a[q] != (it + j) * 1000 + q * 10 + rank) {
+                FAIL("inplace %d: persistent alltoall start %d block %d: %d", it, j, q, a[q]);
+            }
+        }
+    }
+    OK(MPI_Request_free(&r[0]));
+    OK(MPI_Comm_free(&e));
+    OK(MPI_Comm_free(&d));
+    free(a);
+    free(g);
+}
+
 static void inplace(int n)
 {
     MPI_Comm d = steady_dup();
@@ -579,6 +623,9 @@ static void inplace(int n)
     /* MPI ignores them with MPI_IN_PLACE: rank 1 passes garbage */
     int scount = 1 == rank ? -1 : 0;
     MPI_Datatype stype = 1 == rank ? MPI_DATATYPE_NULL : MPI_INT;
+    for (int it = 0; it < 2; it++) {
+        inplace_early(it, scount, stype);
+    }
     for (int it = 0; it < n; it++) {
         MPI_Request r;
         for (int q = 0; q < size; q++) {
