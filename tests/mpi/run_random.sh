@@ -8,11 +8,14 @@
 #                  an idle 2-core machine); thousands on demand
 #   FIRST_SEED=S   first seed (default 1)
 #   NP="2 3 4"     process counts
-#   CONFIGS="warm setup0 small"   coll/rdma settings, one cell each per np:
+#   CONFIGS="warm setup0 small tight"   coll/rdma settings, one cell each per np:
 #                  warm    the default warm-up (coll_rdma_window_setup_calls 16)
 #                  setup0  windows set up at a communicator's first call
 #                  small   warm-up of 4 calls, 4 KiB thresholds (larger calls
 #                          handed on)
+#                  tight   warm-up of 2 calls, rings of 2 slots, 256-byte
+#                          segments (slots reused within and across calls),
+#                          sequence numbers that cross 2^64
 #   BATCH=K        seeds per mpirun (default 20)
 #   CHECK_FOCUS=idup|free|skew   weight the programs towards that shape
 #   CHECK_WITHOUT=idup,free,skew,persist,nb,comm,handon,big,inplace
@@ -43,7 +46,7 @@ BATCH_TIMEOUT=${TIMEOUT:-}
 SEEDS=${SEEDS:-40}
 FIRST_SEED=${FIRST_SEED:-1}
 NP=${NP:-"2 3 4"}
-CONFIGS=${CONFIGS:-"warm setup0 small"}
+CONFIGS=${CONFIGS:-"warm setup0 small tight"}
 BATCH=${BATCH:-20}
 CHECK_FOCUS=${CHECK_FOCUS:-}
 CHECK_WITHOUT=${CHECK_WITHOUT:-}
@@ -78,6 +81,13 @@ config_args() {
         echo "--mca coll_rdma_window_setup_calls 4 --mca coll_rdma_allreduce_max_bytes 4096" \
             "--mca coll_rdma_bcast_max_bytes 4096 --mca coll_rdma_reduce_max_bytes 4096" \
             "--mca coll_rdma_allgather_max_bytes 4096 --mca coll_rdma_alltoall_max_bytes 4096"
+        ;;
+    tight)
+        echo "--mca coll_rdma_window_setup_calls 2 --mca coll_rdma_bcast_slots 2" \
+            "--mca coll_rdma_bcast_small_slots 2 --mca coll_rdma_bcast_segment_bytes 256" \
+            "--mca coll_rdma_allreduce_ring_slots 2 --mca coll_rdma_allreduce_ring_segment_bytes 256" \
+            "--mca coll_rdma_allreduce_rsag_segment_bytes 256" \
+            "--mca coll_rdma_debug_seq_start 18446744073709551516"
         ;;
     *)
         echo "unknown CONFIGS entry '$1'" >&2

@@ -1,52 +1,65 @@
 /*
- * Random-program checker: legal MPI programs made from a seed, each
- * result checked against a reference every rank computes locally.
+ * Random-program checker: legal MPI programs made from a seed, each result
+ * checked against a reference every rank computes locally.
  *
  * A seed gives a program of 20 to 80 steps (--ops N: N), the same on every
  * rank: steps draw from one stream seeded by the seed, and every choice
  * depends only on what every rank knows (the communicator pool, the
- * outstanding requests).  Delays and completion orders come from each
- * rank's own stream (seed, rank).  Steps:
- *   coll     a collective on one communicator of the pool: barrier, bcast,
+ * outstanding requests).  Delays, early MPI_Test calls and completion
+ * orders come from each rank's own stream (seed, rank).  Steps:
+ *   coll     a collective on a communicator of the pool: barrier, bcast,
  *            allreduce, reduce, allgather, alltoall (coll/rdma's six:
- *            blocking, MPI_I* or persistent), or scan, gather, gatherv,
+ *            blocking, MPI_I* or persistent) or scan, gather, gatherv,
  *            alltoallv (never served: blocking or MPI_I*); 0 bytes to 1 MiB
  *            around the thresholds (8, 32, 56, 57, 64, 4 KiB, 16 KiB,
  *            64 KiB...), random roots, MPI_IN_PLACE, byte, int8, int,
  *            double or a vector type with gaps, sum, max, min, band or a
- *            user-defined commutative op
+ *            user-defined commutative op (inputs: test_random_data.c)
  *   start    MPI_Start of an idle persistent request (new inputs)
- *   complete some outstanding requests, each rank in its own order, by
- *            MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome or MPI_Test
- *            loops (ranks also MPI_Test requests early, between steps)
+ *   complete a set of outstanding requests, each rank in its own order and
+ *            way: MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Test
  *   pfree    MPI_Request_free of an idle persistent request
- *   dup, idup, split (random colors and keys), create (random subgroup):
- *            a new communicator of the pool (several idups outstanding)
- *   free     MPI_Comm_free, requests on it still outstanding or idle
- *            (those are then only completed or freed)
- *   skew     ranks sleep (up to 25 ms), spin MPI_Iprobe or MPI_Test loops,
- *            each its own role: one progresses briefly, another sleeps then
- *            progresses (the shape of a set-up that ends at different times)
+ *   dup, idup, split (random colors, MPI_UNDEFINED, keys), create (a random
+ *            subgroup, maybe reversed): a new communicator of the pool, from
+ *            one of it or MPI_COMM_WORLD; idups of several outstanding
+ *   free     MPI_Comm_free (on every member), requests on it outstanding or
+ *            idle persistent ones not freed (completed or freed later)
+ *   skew     each rank its own role: nothing, a brief MPI_Iprobe loop, a
+ *            sleep of up to 25 ms then as long a loop, or MPI_Test loops
+ * Between steps a rank may sleep, spin MPI_Iprobe or MPI_Test its requests.
+ * The end completes every request and frees every communicator.
  *
- * Restriction: while an MPI_Comm_idup of d is outstanding, d gets blocking
- * collectives only (no MPI_I*, *_init, MPI_Start, no communicator made
- * from d).  Open MPI 4.1.4 itself fails such programs: the idup's
- * communicator-ID agreement runs MPI_Iallreduce on d from inside
- * opal_progress and so takes a libnbc tag at a rank-local moment.
+ * Restrictions, where Open MPI 4.1.4's own components fail legal programs:
+ *  - while an MPI_Comm_idup of d is outstanding, d gets blocking
+ *    collectives only: no MPI_I*, *_init, MPI_Start, no other (i)dup,
+ *    split or create of d.  The idup's communicator-ID agreement runs
+ *    MPI_Iallreduce on d from inside opal_progress, so it takes a libnbc
+ *    tag at a rank-local moment: a nonblocking collective on d then gets
+ *    another rank's data, and two idups of d with blocking calls between
+ *    hang;
+ *  - MPI_Comm_free with requests outstanding on the communicator only where
+ *    libnbc runs them in one round (MPI_Ibarrier at 2 ranks,
+ *    MPI_Iallgather, MPI_Igather, MPI_Igatherv, MPI_Ialltoallv, MPI_Ialltoall
+ *    not in place): libnbc keeps no reference on the communicator, and a
+ *    later round crashes in MPI_Wait (MPI_Iallreduce, MPI_Iscan, MPI_Ibarrier
+ *    at 3 ranks, started persistent requests...).
  *
  * Usage: test_random --seed S [--count K] [--ops N] [--focus idup|free|skew]
  *          [--without idup,free,skew,persist,nb,comm,handon,big,inplace]
- *          [--seed-timeout T] [--trace]
- * runs seeds S .. S+K-1 in one MPI_Init; rank 0 prints "seed N" before
- * each and "digest seed N: HEX" after it (the same with and without
- * coll/rdma when every result is right).  A wrong result prints
- * "rank R: FAIL seed N step I ..." and aborts; a seed that takes more than
- * T seconds (default 20) prints "rank R: TIMEOUT seed N step I (kind)".
- * Replay one seed: mpirun -np P test_random --seed N --count 1 (plus the
- * --mca settings and options of the run; tests/mpi/run_random.sh prints
- * the command).
+ *          [--seed-timeout T] [--trace] [--backtrace]
+ * runs seeds S .. S+K-1 in one MPI_Init; rank 0 prints "seed N" before each
+ * and "digest seed N: HEX" after it (a hash of every result: the same with
+ * and without coll/rdma).  --focus weighs the steps towards a shape;
+ * --without leaves features out (free: only the end's frees, each after a
+ * barrier).  A wrong result prints "rank R: FAIL seed N step I: ..." and
+ * aborts; a seed that takes more than T seconds (default 20) prints
+ * "rank R: TIMEOUT seed N step I (kind) after T s: what it waits for" (and
+ * the stack with --backtrace) and exits 3; --trace prints every step.
+ * Replay: mpirun -np P test_random --seed N --count 1 with the run's --mca
+ * settings and options; tests/mpi/run_random.sh prints the command.
  */
 #define _DEFAULT_SOURCE
+#include <execinfo.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +70,7 @@
 
 static const char *xname[] = {"idup", "free", "skew", "persist", "nb", "comm", "handon", "big",
                               "inplace"};
-static int seed_timeout = 20, fixed_ops;
+static int seed_timeout = 20, fixed_ops, want_backtrace;
 static volatile sig_atomic_t cur_kind;
 
 static void watchdog(int sig)
@@ -66,9 +79,10 @@ static void watchdog(int sig)
     int n = snprintf(b, sizeof b, "rank %d: TIMEOUT seed %llu step %d (%s) after %d s: %s\n", wrank,
                      (unsigned long long) cur_seed, cur_step, rt_kind_name[cur_kind], seed_timeout,
                      waitdesc);
+    void *frames[48];
     (void) sig;
-    if (write(2, b, (size_t) n) < 0) {
-        _exit(3);
+    if (write(2, b, (size_t) n) > 0 && want_backtrace) {
+        backtrace_symbols_fd(frames, backtrace(frames, 48), 2);
     }
     _exit(3);
 }
@@ -194,6 +208,8 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--trace")) {
             trace = 1;
+        } else if (!strcmp(a, "--backtrace")) {
+            want_backtrace = 1;
         } else if (NULL == v) {
             FAIL("option %s needs a value", a);
         } else if (!strcmp(a, "--seed")) {

@@ -439,7 +439,8 @@ void step_newcomm(int kind, const uint64_t *u, int step)
 }
 
 /* MPI_Comm_free on its members; its requests stay (completed or freed
- * later, never started again) */
+ * later, never started again).  Without the free feature, only the end's
+ * frees, each after a barrier on the communicator (no set-up under way). */
 void step_free(const uint64_t *u)
 {
     int si = pick_slot(u[1], freeable);
@@ -448,6 +449,9 @@ void step_free(const uint64_t *u)
         if (R_FREE != reqs[i].state && reqs[i].slot == si && reqs[i].idup < 0) {
             reqs[i].gone = 1;
         }
+    }
+    if (MPI_COMM_NULL != s->comm && (without & X_FREE)) {
+        OK(MPI_Barrier(s->comm));
     }
     if (MPI_COMM_NULL != s->comm) {
         OK(MPI_Comm_free(&s->comm));
