@@ -221,7 +221,8 @@ static void make_call(call_t *c, const uint64_t *u, const slot_t *s, int nb_ok)
     } else if (nb_ok && !(without & X_PERSIST) && SERVED(c->coll) && u[4] % 4 == 2) {
         c->form = F_PERSISTENT;
     }
-    c->op = handon && C_SCAN != c->coll ? O_USER : (int) (u[5] % (handon ? NOPS : NOPS - 1));
+    /* the user-defined op: handed on (allreduce, reduce, scan) */
+    c->op = (int) (u[5] % ((without & X_HANDON) ? NOPS - 1 : NOPS));
     if (C_ALLREDUCE == c->coll || C_REDUCE == c->coll || C_SCAN == c->coll) {
         static const int ok[NOPS][3] = {{T_INT8, T_INT, T_DOUBLE},
                                         {T_INT8, T_INT, T_DOUBLE},
