@@ -452,8 +452,10 @@ void step_free(const uint64_t *u)
         }
     }
     if (MPI_COMM_NULL != s->comm && (without & X_FREE)) {
+        snprintf(waitdesc, sizeof waitdesc, "barrier before the end's free of slot %d", si);
         OK(MPI_Barrier(s->comm));
     }
+    snprintf(waitdesc, sizeof waitdesc, "free of slot %d", si);
     if (MPI_COMM_NULL != s->comm) {
         OK(MPI_Comm_free(&s->comm));
     }
