@@ -25,7 +25,7 @@
 #   SEED_TIMEOUT=s the program's watchdog per seed (default 10)
 #   TIMEOUT=s      per batch mpirun (default 60 + 3 s per seed)
 #   RETRIES=n      tries to reproduce a failing seed alone (default 3)
-#   MAX_FAILS=n    failing seeds reported per cell before moving on (default 3)
+#   MAX_FAILS=n    failing seeds reported per cell before moving on (default 1)
 #   BUILDDIR, PLAIN, KEEP_LOGS: as for run_mpi_tests.sh (common.sh)
 #
 # A batch that fails (a FAIL line, a TIMEOUT line, a crash, or the mpirun
@@ -53,7 +53,7 @@ CHECK_WITHOUT=${CHECK_WITHOUT:-}
 AGAINST_STOCK=${AGAINST_STOCK:-0}
 SEED_TIMEOUT=${SEED_TIMEOUT:-10}
 RETRIES=${RETRIES:-3}
-MAX_FAILS=${MAX_FAILS:-3}
+MAX_FAILS=${MAX_FAILS:-1}
 
 # build test_random into the build tree when stale
 BIN=$BUILDDIR/tests/mpi/test_random
