@@ -4,8 +4,8 @@
 # local reference, under a timeout.
 #
 # Usage: tests/mpi/run_random.sh
-#   SEEDS=N        seeds per cell (default 40: make check, about 3 minutes on
-#                  an idle 2-core machine); thousands on demand
+#   SEEDS=N        seeds per cell (default 60: make check, 720 programs, about 2
+#                  minutes on the shared 2-core machine); thousands on demand
 #   FIRST_SEED=S   first seed (default 1)
 #   NP="2 3 4"     process counts
 #   CONFIGS="warm setup0 small tight"   coll/rdma settings, one cell each per np:
@@ -43,7 +43,7 @@ set -u
 BATCH_TIMEOUT=${TIMEOUT:-}
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-SEEDS=${SEEDS:-40}
+SEEDS=${SEEDS:-60}
 FIRST_SEED=${FIRST_SEED:-1}
 NP=${NP:-"2 3 4"}
 CONFIGS=${CONFIGS:-"warm setup0 small tight"}
