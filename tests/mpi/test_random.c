@@ -68,8 +68,8 @@
 
 #include "test_random.h"
 
-static const char *xname[] = {"idup", "free", "skew", "persist", "nb", "comm", "handon", "big",
-                              "inplace"};
+static const char *xname[] = {"idup", "free",   "skew", "persist", "nb",
+                              "comm", "handon", "big",  "inplace"};
 static int seed_timeout = 20, fixed_ops, want_backtrace;
 static volatile sig_atomic_t cur_kind;
 

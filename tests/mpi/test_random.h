@@ -54,7 +54,7 @@ typedef struct {
     int csize, crank; /* the communicator's */
     int *world;       /* its members' world ranks, in rank order (a copy) */
     void *sbuf, *rbuf;
-    size_t sunits, runits; /* buffer lengths in units of the base type */
+    size_t sunits, runits;  /* buffer lengths in units of the base type */
     int *sc, *sd, *rc, *rd; /* the v variants' counts and displacements */
 } call_t;
 
@@ -79,7 +79,6 @@ int rt_call_check(call_t *c, uint64_t *digest, char *msg, size_t len);
 void rt_call_release(call_t *c);
 void rt_call_describe(const call_t *c, char *buf, size_t len);
 
-
 /* the program (test_random_prog.c) */
 #define FAIL(...)                                                                                  \
     do {                                                                                           \
@@ -101,8 +100,17 @@ void rt_call_describe(const call_t *c, char *buf, size_t len);
 
 enum { K_COLL, K_START, K_COMPLETE, K_PFREE, K_DUP, K_IDUP, K_SPLIT, K_CREATE, K_FREE, K_SKEW, NK };
 /* features (--without, --focus) */
-enum { X_IDUP = 1, X_FREE = 2, X_SKEW = 4, X_PERSIST = 8, X_NB = 16, X_COMM = 32, X_HANDON = 64,
-       X_BIG = 128, X_INPLACE = 256 };
+enum {
+    X_IDUP = 1,
+    X_FREE = 2,
+    X_SKEW = 4,
+    X_PERSIST = 8,
+    X_NB = 16,
+    X_COMM = 32,
+    X_HANDON = 64,
+    X_BIG = 128,
+    X_INPLACE = 256
+};
 
 #define NSLOTS 6
 #define NREQS 12
@@ -122,8 +130,8 @@ typedef struct {
 extern int wrank, wsize, trace, focus, without;
 extern volatile int cur_step;
 extern volatile unsigned long long cur_seed;
-extern char waitdesc[600]; /* what this rank waits for (the watchdog says it) */
-extern uint64_t prog, local, digest; /* the program's stream, this rank's */
+extern char waitdesc[600];               /* what this rank waits for (the watchdog says it) */
+extern uint64_t prog, local, digest;     /* the program's stream, this rank's */
 extern slot_t slots[NSLOTS], world_slot; /* world: a parent when no slot is */
 extern req_t reqs[NREQS];
 

@@ -22,9 +22,8 @@
 
 MPI_Datatype rt_types[NTYPES];
 MPI_Op rt_ops[NOPS];
-const char *rt_coll_name[NCOLLS] = {"barrier",   "bcast",    "allreduce", "reduce",
-                                    "allgather", "alltoall", "scan",      "gather",
-                                    "gatherv",   "alltoallv"};
+const char *rt_coll_name[NCOLLS] = {"barrier",  "bcast", "allreduce", "reduce",  "allgather",
+                                    "alltoall", "scan",  "gather",    "gatherv", "alltoallv"};
 const char *rt_type_name[NTYPES] = {"byte", "int8", "int", "double", "vector"};
 const char *rt_op_name[NOPS] = {"sum", "max", "min", "band", "user"};
 static const size_t unit_bytes[NTYPES] = {1, 1, 4, 8, 4};
@@ -138,7 +137,10 @@ static int same(int t, const void *b, size_t u, int64_t v, char *got, size_t len
 }
 
 /* unit index of logical value k of a block of elements starting at unit 0 */
-static size_t unit_of(int t, int64_t k) { return (size_t) (k / ndata[t]) * stride[t] + (T_VEC == t && k % 2 ? 2 : 0); }
+static size_t unit_of(int t, int64_t k)
+{
+    return (size_t) (k / ndata[t]) * stride[t] + (T_VEC == t && k % 2 ? 2 : 0);
+}
 
 /* the v variants' counts: member q's to member r (gatherv: r = 0) */
 static int vcount(const call_t *c, int q, int r)

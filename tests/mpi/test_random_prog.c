@@ -146,9 +146,9 @@ static int one_round(const req_t *q)
     if (q->persistent) {
         return R_IDLE == q->state;
     }
-    return (C_BARRIER == c->coll && 2 == wsize) || C_ALLGATHER == c->coll || C_GATHER == c->coll
-           || C_GATHERV == c->coll || C_ALLTOALLV == c->coll
-           || (C_ALLTOALL == c->coll && !c->in_place && wsize <= 8);
+    return (C_BARRIER == c->coll && 2 == wsize) || C_ALLGATHER == c->coll || C_GATHER == c->coll ||
+           C_GATHERV == c->coll || C_ALLTOALLV == c->coll ||
+           (C_ALLTOALL == c->coll && !c->in_place && wsize <= 8);
 }
 int freeable(const slot_t *s)
 {
@@ -203,10 +203,10 @@ void set_world(slot_t *s)
 }
 
 /* sizes around coll/rdma's thresholds (bytes of one block) */
-static const int sizes[] = {0,    1,    2,    7,     8,     9,     16,    31,    32,     33,
-                            48,   55,   56,   57,    63,    64,    65,    100,   255,    256,
-                            1000, 1024, 4095, 4096,  4097,  8192,  16383, 16384, 16385,  32768,
-                            65535, 65536, 65537, 131072, 262144, 262145, 1048576};
+static const int sizes[] = {
+    0,     1,     2,     7,     8,     9,     16,    31,     32,     33,     48,     55,   56,
+    57,    63,    64,    65,    100,   255,   256,   1000,   1024,   4095,   4096,   4097, 8192,
+    16383, 16384, 16385, 32768, 65535, 65536, 65537, 131072, 262144, 262145, 1048576};
 
 static void make_call(call_t *c, const uint64_t *u, const slot_t *s, int nb_ok)
 {
@@ -241,8 +241,8 @@ static void make_call(call_t *c, const uint64_t *u, const slot_t *s, int nb_ok)
         c->count = c->count > 4096 ? 4096 : c->count;
     }
     c->gen[0] = u[8];
-    c->in_place = !(without & X_INPLACE) && u[9] % 4 == 0 && C_BARRIER != c->coll
-                  && C_BCAST != c->coll && C_GATHERV != c->coll && C_ALLTOALLV != c->coll;
+    c->in_place = !(without & X_INPLACE) && u[9] % 4 == 0 && C_BARRIER != c->coll &&
+                  C_BCAST != c->coll && C_GATHERV != c->coll && C_ALLTOALLV != c->coll;
     c->csize = s->size;
     c->crank = s->rank;
     c->world = s->world;
@@ -257,7 +257,7 @@ void step_coll(const uint64_t *u, int step)
     make_call(&c, u, s, ri >= 0 && 0 == s->idups);
     if (MPI_COMM_NULL == s->comm) {
         if (F_BLOCKING != c.form) { /* the entry exists on every rank */
-            reqs[ri] = (req_t) {R_ACTIVE, F_PERSISTENT == c.form, si, -1, 0, 1, 0, step};
+            reqs[ri] = (req_t){R_ACTIVE, F_PERSISTENT == c.form, si, -1, 0, 1, 0, step};
             reqs[ri].call = c; /* no buffers: what the program knows */
             reqs[ri].state = F_PERSISTENT == c.form && u[12] % 2 ? R_IDLE : R_ACTIVE;
         }
@@ -285,7 +285,7 @@ void step_coll(const uint64_t *u, int step)
         return;
     }
     req_t *q = &reqs[ri];
-    *q = (req_t) {R_ACTIVE, F_PERSISTENT == c.form, si, -1, 1, 0, 0, step};
+    *q = (req_t){R_ACTIVE, F_PERSISTENT == c.form, si, -1, 1, 0, 0, step};
     q->call = c;
     OK(rt_call_post(&q->call, s->comm, &q->req));
     if (q->persistent && u[12] % 2) {
@@ -397,10 +397,10 @@ void step_newcomm(int kind, const uint64_t *u, int step)
         fprintf(stderr, "rank %d: step %d: %s slot %d (%d ranks) -> slot %d\n", wrank, step,
                 rt_kind_name[kind], s == &world_slot ? -1 : si, s->size, ni);
     }
-    *t = (slot_t) {S_LIVE, 0, 0, 0, MPI_COMM_NULL, NULL};
+    *t = (slot_t){S_LIVE, 0, 0, 0, MPI_COMM_NULL, NULL};
     if (K_IDUP == kind) {
         req_t *q = &reqs[free_req()];
-        *q = (req_t) {R_ACTIVE, 0, si, ni, MPI_COMM_NULL != s->comm, 0, 0, step};
+        *q = (req_t){R_ACTIVE, 0, si, ni, MPI_COMM_NULL != s->comm, 0, 0, step};
         t->state = S_IDUP;
         s->idups++;
         if (q->mine) {
@@ -485,4 +485,3 @@ void step_skew(const uint64_t *u)
         break;
     }
 }
-
