@@ -89,14 +89,7 @@ void rt_call_describe(const call_t *c, char *buf, size_t len);
         fflush(stderr);                                                                            \
         MPI_Abort(MPI_COMM_WORLD, 1);                                                              \
     } while (0)
-
-#define OK(call)                                                                                   \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (MPI_SUCCESS != rc_) {                                                                  \
-            FAIL("%s returned %d", #call, rc_);                                                    \
-        }                                                                                          \
-    } while (0)
+#include "test_check.h" /* OK */
 
 enum { K_COLL, K_START, K_COMPLETE, K_PFREE, K_DUP, K_IDUP, K_SPLIT, K_CREATE, K_FREE, K_SKEW, NK };
 /* features (--without, --focus) */
