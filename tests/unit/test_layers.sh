@@ -8,6 +8,8 @@
 # (mca_coll_rdma_component: what lower layers need comes as arguments).
 #
 # Usage: tests/unit/test_layers.sh [SRCDIR]   (default: the repository)
+# make check runs it in the tier full only (COLL_RDMA_TEST_TIER; Makefile.am's
+# TESTS_ONCE): it does not depend on the Open MPI series.
 set -u
 src=${1:-${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}}/ompi-coll-rdma
 
