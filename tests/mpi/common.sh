@@ -147,6 +147,8 @@ rdma_in_tier() {
 rdma_tier_report() {
     local p n stale=
     [ "$RDMA_TIER" = series ] || return 0
+    # (a script without a block, hpcc's, runs the same in both tiers)
+    [ ${#RDMA_SERIES_PATTERNS[@]} -gt 0 ] || [ ${#RDMA_TIER_LEFT[@]} -gt 0 ] || return 0
     echo "NOTE tier series (COLL_RDMA_TEST_TIER): ${#RDMA_TIER_RUN[@]} cases in it, ${#RDMA_TIER_LEFT[@]} left to the full tier (the host's make check)"
     # ONLY or EXCLUDE, or plain Open MPI (cases of the component only), may
     # leave patterns unmatched
