@@ -90,7 +90,7 @@ if [ -n "$prep" ]; then
     wait "$prep" || rc=$?
     prep=
     echo "== the chroots made and built in the background (exit status $rc; log: $prep_log):"
-    if [ "$rc" = 0 ]; then grep -E '^(==|Open MPI)' "$prep_log" || true; else cat "$prep_log"; fi
+    if [ "$rc" = 0 ]; then grep -E '^(== \[|Open MPI)' "$prep_log" || true; else cat "$prep_log"; fi
     lap "waiting for the chroots"
 fi
 for suite in "${suites[@]}"; do
