@@ -15,7 +15,8 @@
 # untracked files that git does not ignore) into the chroot, installs the
 # packages of config/install-debian-deps.sh there, then autogen, configure,
 # make and `make check` in a fresh build directory, like tests/run-all.sh
-# does on the host.  It knows nothing about the tests themselves.  /proc,
+# does on the host (but in the tier series by default: COLL_RDMA_TEST_TIER
+# below).  It knows nothing about the tests themselves.  /proc,
 # /dev, /dev/shm (a private tmpfs) and /sys (read-only) are mounted for the
 # run and always unmounted, whatever happens.
 #
@@ -34,6 +35,14 @@
 #   JOBS            parallel make jobs (default: number of cores)
 #   CHROOT_PKG_TEST=1  after make check, also build, install, use and remove the
 #                   Debian package in the chroot (tests/pkg/run_pkg_test.sh)
+#   CHROOT_REUSE_BUILD=1  no copy and no build where an earlier run built
+#                   these same sources (tests/run-all.sh: in the background)
+#   CHROOT_NO_OFI=0 keep Open MPI's libfabric components where the package
+#                   does not exclude them (sid; below)
+#   COLL_RDMA_TEST_TIER  the tier of make check in the chroot (default series:
+#                   the tests and cases that depend on the Open MPI series,
+#                   the host runs the rest; full: every one, as on the host;
+#                   Makefile.am, tests/mpi/common.sh)
 # tests/run-ompi5.sh is this script for trixie (and takes the OMPI5_* names
 # of these variables).
 # Logs: build-<name>/logs (config.log, test-suite.log and every test's log).
@@ -68,6 +77,7 @@ sid | unstable) ignore_valid_until=${CHROOT_IGNORE_VALID_UNTIL:-1} ;;
 esac
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 jobs=${JOBS:-$(nproc)}
+tier=${COLL_RDMA_TEST_TIER:-series}
 stamp=$root/.coll-rdma-rootfs-complete
 logs=$work/logs
 t0=$(date +%s)
@@ -195,16 +205,32 @@ fi
 
 # ---- the source tree --------------------------------------------------------------
 
-say "copying the source tree into the chroot"
-rm -rf --one-file-system -- "$root/build"
-mkdir -p "$root/build/src" "$root/build/obj"
-if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    # tracked and untracked-but-not-ignored files: what the next commit would hold
-    (cd "$top" && git ls-files -z --cached --others --exclude-standard |
-        while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-        tar --null -T - -cf -) | tar -xf - -C "$root/build/src"
+# the source tree as a tar stream
+src_tar() {
+    if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        # tracked and untracked-but-not-ignored files: what the next commit would hold
+        (cd "$top" && git ls-files -z --cached --others --exclude-standard |
+            while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+            tar --null -T - -cf -)
+    else
+        (cd "$top" && tar --exclude='./build*' --exclude=./.git -cf - .)
+    fi
+}
+# CHROOT_REUSE_BUILD=1: the build an earlier run made of these very sources
+# (its stamp holds their checksum; tests/run-all.sh makes it in the
+# background), used once: the stamp goes when it is used.
+built_stamp=$root/build/.coll-rdma-built
+src_sum=$(src_tar | sha256sum | cut -d' ' -f1)
+reuse=0
+if [ "${CHROOT_REUSE_BUILD:-0}" = 1 ] && [ "$(cat "$built_stamp" 2>/dev/null)" = "$src_sum" ]; then
+    reuse=1
+    rm -f -- "$built_stamp"
+    say "using the build of these sources made before (CHROOT_REUSE_BUILD=1)"
 else
-    (cd "$top" && tar --exclude='./build*' --exclude=./.git -cf - .) | tar -xf - -C "$root/build/src"
+    say "copying the source tree into the chroot"
+    rm -rf --one-file-system -- "$root/build"
+    mkdir -p "$root/build/src" "$root/build/obj"
+    src_tar | tar -xf - -C "$root/build/src"
 fi
 
 # ---- inside: packages, build, make check ------------------------------------------
@@ -215,12 +241,36 @@ in_chroot() {
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         DEBIAN_FRONTEND=noninteractive \
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        COLL_RDMA_TEST_TIER="$tier" \
         "$@"
 }
 
+# Open MPI's libfabric components (btl/ofi, mtl/ofi) probe every libfabric
+# provider as each process starts: 1.5 s per process in the sid chroot on
+# the 2-core machine, in each of the suite's mpiruns, for a fabric no test
+# uses.  Debian 12's and 13's packages exclude them in
+# openmpi-mca-params.conf (with btl/uct, btl/openib, pml/ucx and osc/ucx);
+# sid's 6.0.0~rc2 excludes nothing.  Where that file names no btl and no mtl,
+# a block of two lines excludes the two ofi components, nothing else (pml/ucx
+# and btl/uct stay as the package has them); removed before apt-get (a
+# conffile) and written again after it, at every run; CHROOT_NO_OFI=0 leaves
+# the file as the package has it.
+params=$root/etc/openmpi/openmpi-mca-params.conf
+no_ofi_begin='# tests/run-chroot.sh: begin (no libfabric probing; CHROOT_NO_OFI=0 removes this block)'
+no_ofi_end='# tests/run-chroot.sh: end'
+no_ofi() { # remove the block; with "add", write it again where the file allows
+    [ -f "$params" ] || return 0
+    sed -i "\|^$no_ofi_begin\$|,\|^$no_ofi_end\$|d" "$params"
+    if [ "${1:-}" = add ] && [ "${CHROOT_NO_OFI:-1}" = 1 ] && ! grep -Eq '^[[:space:]]*(btl|mtl)[[:space:]]*=' "$params"; then
+        printf '%s\n' "$no_ofi_begin" 'btl = ^ofi' 'mtl = ^ofi' "$no_ofi_end" >>"$params"
+    fi
+}
+
 say "installing packages in the chroot (config/install-debian-deps.sh)"
+no_ofi
 in_chroot env COLL_RDMA_IN_CHROOT=1 sh /build/src/config/install-debian-deps.sh >"$work/apt.log" 2>&1 ||
     { tail -20 "$work/apt.log" >&2; die "package installation failed in the chroot (log: $work/apt.log)"; }
+no_ofi add
 ompi_version=$(in_chroot ompi_info --version | sed -n 's/^Open MPI v//p')
 ompi="Open MPI $ompi_version"
 in_chroot sh -c 'echo "Open MPI $(ompi_info --version | sed -n "s/^Open MPI v//p"), UCX $(ucx_info -v | sed -n "s/^# Library version: //p"), $(gcc --version | head -1)"'
@@ -233,10 +283,13 @@ if [ "${CHROOT_NO_BUILD:-0}" = 1 ]; then
     exit $status
 fi
 
-say "building against $ompi (autogen, configure, make -j$jobs)"
-in_chroot bash -c "set -e; cd /build/src; ./autogen.sh >/build/autogen.log 2>&1 || { cat /build/autogen.log; exit 1; }
-    cd /build/obj; /build/src/configure --quiet; make -j$jobs --no-print-directory" ||
-    { mkdir -p "$logs"; cp -f "$root/build/obj/config.log" "$logs/" 2>/dev/null || true; die "build failed against $ompi"; }
+if [ "$reuse" = 0 ]; then
+    say "building against $ompi (autogen, configure, make -j$jobs)"
+    in_chroot bash -c "set -e; cd /build/src; ./autogen.sh >/build/autogen.log 2>&1 || { cat /build/autogen.log; exit 1; }
+        cd /build/obj; /build/src/configure --quiet; make -j$jobs --no-print-directory" ||
+        { mkdir -p "$logs"; cp -f "$root/build/obj/config.log" "$logs/" 2>/dev/null || true; die "build failed against $ompi"; }
+    echo "$src_sum" >"$built_stamp"
+fi
 
 if [ $# -gt 0 ]; then
     say "running in the chroot: $*"
@@ -245,7 +298,8 @@ if [ $# -gt 0 ]; then
     exit $status
 fi
 
-say "make check against $ompi"
+rm -f -- "$built_stamp" # a tree that ran make check is not a fresh build
+say "make check against $ompi (tier $tier)"
 status=0
 in_chroot bash -c "cd /build/obj && make -j1 --no-print-directory check" || status=$?
 
@@ -262,7 +316,7 @@ for log in $(cd "$logs" && find . -name '*.log' ! -name test-suite.log ! -name c
     echo "== $result${result:+ }$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logs/$log" | tail -1)"
     grep -E '^FAIL ' "$logs/$log" | grep -v '(exit status: ' | head -20
 done
-say "$ompi suite ($suite): make check exit status $status (logs: $logs)"
+say "$ompi suite ($suite, tier $tier): make check exit status $status (logs: $logs)"
 
 if [ "${CHROOT_PKG_TEST:-0}" = 1 ]; then
     say "the Debian package against $ompi (tests/pkg/run_pkg_test.sh)"

@@ -4,8 +4,9 @@
 # and compare.sh / summarize.py read its output; bench/overlap_probe.c builds
 # and runs; bench/tune.sh writes rules that coll/rdma loads and follows.
 #
-# Environment: BUILDDIR, PLAIN, TIMEOUT, KEEP_LOGS, ONLY, EXCLUDE as in
-# tests/mpi/common.sh; BENCH (default $BUILDDIR/bench/coll_bench).
+# Environment: BUILDDIR, PLAIN, TIMEOUT, KEEP_LOGS, ONLY, EXCLUDE,
+# COLL_RDMA_TEST_TIER as in tests/mpi/common.sh (series: the cases named in
+# the rdma_series_cases block below); BENCH (default $BUILDDIR/bench/coll_bench).
 # Prints PASS/FAIL per case and "N passed, M failed"; exits non-zero when M > 0.
 #
 # The set-up check reads coll/rdma's statistics, not timings: with
@@ -19,6 +20,14 @@ set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/../mpi/common.sh"
+
+# The series tier (COLL_RDMA_TEST_TIER=series): what reads Open MPI's MPI_T
+# (coll_bench reads the set-up delay, the solver the stale sums) and the
+# programs' MPI calls; the scripts that only read their output (compare.sh,
+# summarize.py, defaults.sh, tune.sh) run on the host.
+rdma_series_cases <<'SERIES'
+setup-untimed-S16 setup-timed-without-prewarm pingpong-validate-rdma app-loop overlap-probe ssp-solver
+SERIES
 
 BENCH=${BENCH:-$BUILDDIR/bench/coll_bench}
 if [ ! -x "$BENCH" ]; then

@@ -11,6 +11,11 @@
 #   ONLY=regex     run only the cases whose name matches
 #   EXCLUDE=regex  skip the cases whose name matches
 #   KEEP_LOGS=1    keep the logs (they are kept anyway when a case fails)
+#   COLL_RDMA_TEST_TIER=full|series   full (the default, the host's make
+#                  check): every case below; series (the Open MPI 5.0 and 6.0
+#                  chroots of tests/run-chroot.sh): the cases named in the
+#                  rdma_series_cases block below, a sixth of them
+#                  (tests/mpi/common.sh)
 #
 # Cases (np in 1 2 3 4 5 7 8 unless said otherwise):
 #   auto-basic-npN            default parameters: barrier, bcast, allreduce,
@@ -89,6 +94,56 @@
 set -u
 
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+# The series tier (COLL_RDMA_TEST_TIER=series; tests/mpi/common.sh): the
+# cases that exercise what depends on the Open MPI series (its coll API and
+# structures, datatype engine, coll/libnbc, persistent collectives, threads,
+# MPI_T, runtime) and the chroot's own UCX: every collective in every form,
+# each algorithm forced at an odd and an even np, fallbacks, the set-up,
+# gaps and mixed layouts, threads.  Every case runs on the host (full tier).
+rdma_series_cases <<'SERIES'
+# ompi_info's parameters; auto at 1 rank, at an odd and an even np
+params-documented auto-basic-np[134]
+# every algorithm forced through its blocking call, at np 3 or 4 (the
+# nonblocking and persistent sets below force each at both)
+barrier-(nway|pairwise)-np3 barrier-read-np4 bcast-knomial-np3 bcast-read-np4
+allreduce-(ktree|read|bruck|rsag)-np3 allreduce-(pairwise|nway|ring)-np4
+allgather-(bruck|read-seg256)-np4 allgather-ring-np3 alltoall-(direct|read-seg256)-np3 alltoall-bruck-np4
+reduce-knomial-np4 reduce-rsag-np3
+# two levels on made-up nodes (np 4: nodes of 3 and 1; np 5: 2 round-robin)
+(barrier|allreduce)-hier-np5 (bcast|reduce)-hier-np4 allreduce-nport-np5
+# nonblocking and persistent (coll/libnbc's requests): every set of
+# algorithms at np 3 and 4, mixed kinds outstanding, a type freed in flight
+nbc-(read|tree|ktree|nway|bruck|ring|rsag|hier|nport)-np[34] nbc-mixed-np4 nbc-typefree-np3
+# the read bcast's small ring (its counters across 2^64)
+bcast-small-slots2-wrap-np3
+# communicators (dup, split, sub-communicators); back-to-back calls, random skew
+auto-comm-np4 mix-auto-np3
+# fallbacks: forced, above the thresholds; Open MPI's wrong reductions rescued
+fallback-forced-np5 issue3-fallback-forced-np5 above-thresholds-np4
+fbwrong-np3 fbwrong-setup-calls16-np2 int8sum-avx-auto-np4 ulongminmax-np5
+# the put path (the chroot's UCX over TCP); auto hands on where puts are emulated
+gaps-put-path-np3 auto-emulated-handed-on-np3
+# the default rules; tuning rules that differ between ranks (agreed at the set-up)
+defaults-np4 rules-differ-np4
+# the window set-up: from nonblocking and persistent calls, with threads, a
+# parameter that differs; the warm-up; UCX started in steps
+nbsetup-np4 nbsetup-setup0-np3 nbsetup-threads-np2 nbsetup-mismatch-np3 window-setup-calls16-np4 start-steps-np3
+# MPI's rules around the call (the set-up's exchange over the PML, the
+# communicator-ID agreement's shapes, libnbc's tags, MPI_Finalize's order,
+# large counts): every section at an odd and an even np, both warm-ups
+around-w0-np3 around-w16-np4 around-leave-np2 around-threads-np3 around-large-np2
+# bounded staleness (MPI_T, the info key, threads)
+ssp-bound-np3 ssp-info-np4 ssp-threads-np3
+# datatypes: packing against MPI_Pack; layouts with gaps, every form;
+# ranks passing different layouts of one signature
+pack-unit gaps-bcast-(read|knomial)-np3 gaps-blocks-read-np2 gaps-reductions-rsag-np3 gaps-bcast-hier-np4
+gaps-blocks-ring-bruck-np3 gaps-blocks-bruck-direct-np2 gaps-reductions-ring-knomial-np2
+layout-(bcast-knomial|alltoall-direct|allreduce-auto|defaults)-np2
+layout-(allgather-ring|allreduce-ring|reduce-knomial|fallback-forced)-np4
+# MPI_THREAD_MULTIPLE
+thread-multiple-np4
+SERIES
 
 # test_coll's files: main in test_coll.c, the sections and helpers in the
 # others (test_coll.h lists them)

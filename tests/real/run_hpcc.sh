@@ -7,7 +7,8 @@
 # checks) and, with the component, that the statistics show coll/rdma served
 # barrier, bcast and allreduce calls.
 #
-# Environment: BUILDDIR, PLAIN, TIMEOUT, KEEP_LOGS as in tests/mpi/common.sh;
+# Environment: BUILDDIR, PLAIN, TIMEOUT, KEEP_LOGS as in tests/mpi/common.sh
+# (one run: the same in both tiers of COLL_RDMA_TEST_TIER, full and series);
 # TIMEOUT defaults to 300 s here (hpcc takes ~25 s on an idle 2-core machine,
 # its RandomAccess phases alone may run 2 x 60 s under load).
 # Prints PASS/FAIL per check and finally "N passed, M failed".

@@ -2,14 +2,16 @@
 # mpi4py (Debian's python3-mpi4py + python3-numpy, unmodified) over coll/rdma:
 # tests/real/mpi4py_test.py with /usr/bin/python3 at np 3 and 4.
 #
-# Environment: BUILDDIR, PLAIN, TIMEOUT, KEEP_LOGS, ONLY as in
-# tests/mpi/common.sh.  Prints the test's own PASS/FAIL lines (prefixed with
+# Environment: BUILDDIR, PLAIN, TIMEOUT, KEEP_LOGS, ONLY, COLL_RDMA_TEST_TIER
+# as in tests/mpi/common.sh (series: the runs at np 4, op/avx loaded and
+# MPI_THREAD_MULTIPLE; np 3 on the host).  Prints the test's own PASS/FAIL lines (prefixed with
 # the run), then PASS/FAIL per run and per statistics check, and finally
 # "N passed, M failed"; exits non-zero when M > 0.
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/../mpi/common.sh"
+rdma_series_cases <<<'mpi4py-np4-avx mpi4py-np4-thread-multiple'
 
 # Debian's interpreter: the python3 first on PATH may not see python3-mpi4py.
 PY=/usr/bin/python3

@@ -25,6 +25,8 @@
 # and says so.
 #
 # Usage: tests/unit/test_layers.sh [SRCDIR]   (default: the repository)
+# make check runs it in the tier full only (COLL_RDMA_TEST_TIER; Makefile.am's
+# TESTS_ONCE): it does not depend on the Open MPI series.
 set -u
 src=${1:-${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}}/ompi-coll-rdma
 

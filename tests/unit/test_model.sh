@@ -5,6 +5,8 @@
 # two-level and n-port forms' rounds, coll/tuned's decision table, and the
 # format of sched_dump --lines.  python3 and the
 # built sched_dump only; a second or two.  Exit 0 pass, 1 fail, 77 skip.
+# make check runs it in the tier full only (COLL_RDMA_TEST_TIER; Makefile.am's
+# TESTS_ONCE): it does not depend on the Open MPI series.
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-$SRCDIR/build}
 if ! command -v python3 >/dev/null 2>&1; then
