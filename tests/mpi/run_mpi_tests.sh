@@ -727,7 +727,9 @@ done
 #     defaults: the defaults' windows, served;
 #   read: F4's scenario, allreduce_read_max_bytes at -1 with read forced on 5
 #     ranks (before: 64-byte slots, posts of up to 4 MiB past them), and the
-#     bcast segment at -1 (slots of bcast_max_bytes): served to 1 MiB;
+#     bcast segment at -1 (slots of bcast_max_bytes): served to 1 MiB, in a
+#     window of 78 MB at 5 ranks, which needs a budget above the default's
+#     32 MiB (coll_rdma_window_budget_bytes; without it, no window);
 #   window: window_max_bytes at -1 alone (2^40), served.
 SIZE_PARAMS_ALL="bcast_segment_bytes bcast_max_bytes allreduce_max_bytes allreduce_short_max_bytes allreduce_read_max_bytes allreduce_ssp_max_bytes allgather_max_bytes alltoall_max_bytes reduce_max_bytes allreduce_ring_segment_bytes allreduce_rsag_segment_bytes"
 SIZE_PARAMS_LIMITS="bcast_max_bytes allreduce_max_bytes allgather_max_bytes alltoall_max_bytes reduce_max_bytes allreduce_ssp_max_bytes"
@@ -743,7 +745,7 @@ case_ "size-params-minus1-limits-np4" 4 avx-off "$(minus1_args $SIZE_PARAMS_LIMI
     "--only barrier,bcast,allreduce,allgather,alltoall,reduce --light --iters 1 --max-bytes 1048576" \
     "$SERVED_ALL $(once_checks $SIZE_PARAMS_LIMITS)"
 case_ "size-params-minus1-read-np5" 5 avx-off \
-    "$(minus1_args allreduce_read_max_bytes bcast_segment_bytes) --mca coll_rdma_allreduce_algorithm read" \
+    "$(minus1_args allreduce_read_max_bytes bcast_segment_bytes) --mca coll_rdma_allreduce_algorithm read --mca coll_rdma_window_budget_bytes 134217728" \
     "--only bcast,allreduce --light --iters 1 --max-bytes 1048576" \
     "served:allreduce:read served:bcast:read nofb nofb:bcast $(once_checks allreduce_read_max_bytes bcast_segment_bytes)"
 case_ "size-params-minus1-window-np3" 3 avx-off "--mca coll_rdma_window_max_bytes -1" \
