@@ -414,3 +414,18 @@ int coll_rdma_config_bound_sizes(coll_rdma_config_t *cfg, coll_rdma_size_said_fn
     }
     return changed;
 }
+
+size_t coll_rdma_window_budget_of(size_t dir_bytes, int local_procs)
+{
+    size_t procs = (size_t) (local_procs > 0 ? local_procs : 1), share, floor;
+
+    if (0 == dir_bytes) {
+        return COLL_RDMA_WINDOW_BUDGET_MAX;
+    }
+    share = dir_bytes / 4 / procs;
+    /* one small communicator's window wherever half the share has room for it */
+    floor = dir_bytes / 2 / procs;
+    floor = floor < COLL_RDMA_WINDOW_BUDGET_FLOOR ? floor : COLL_RDMA_WINDOW_BUDGET_FLOOR;
+    share = share > floor ? share : floor;
+    return share < COLL_RDMA_WINDOW_BUDGET_MAX ? share : COLL_RDMA_WINDOW_BUDGET_MAX;
+}

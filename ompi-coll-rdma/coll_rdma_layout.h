@@ -381,4 +381,21 @@ int coll_rdma_config_bound_sizes(coll_rdma_config_t *cfg, coll_rdma_size_said_fn
 size_t coll_rdma_layout_region_slot(const coll_rdma_layout_t *l, const coll_rdma_region_t *r,
                                     int s);
 
+#define COLL_RDMA_WINDOW_BUDGET_MAX ((size_t) 32 << 20)
+#define COLL_RDMA_WINDOW_BUDGET_FLOOR ((size_t) 4 << 20)
+
+/**
+ * The default of coll_rdma_window_budget_bytes (bytes) for a process
+ * sharing its node with `local_procs` processes (itself included; < 1 reads
+ * as 1) and a shared-memory directory of `dir_bytes` bytes (0: unknown):
+ * a quarter of the directory divided among the processes, raised to
+ * COLL_RDMA_WINDOW_BUDGET_FLOOR (one small communicator's window) as far as
+ * half of the directory divided among them allows, at most
+ * COLL_RDMA_WINDOW_BUDGET_MAX; COLL_RDMA_WINDOW_BUDGET_MAX where the size
+ * is unknown.  Docker's default 64 MiB /dev/shm: 16 MiB at 1 process, 8 at
+ * 2, 4 at 4 to 8 (one window of a communicator of up to 8 ranks at the
+ * defaults), 2 at 16 (none); a 24 GiB one: 32 MiB.
+ */
+size_t coll_rdma_window_budget_of(size_t dir_bytes, int local_procs);
+
 #endif /* COLL_RDMA_LAYOUT_H */

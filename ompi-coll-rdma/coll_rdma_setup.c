@@ -341,7 +341,7 @@ static void say_no_window(const coll_rdma_setup_t *s)
     struct ompi_communicator_t *comm = s->a.comm;
     int r = s->nowin_rank, why = s->nowin_why;
     unsigned world = (unsigned) ompi_comm_peer_lookup(comm, r)->super.proc_name.vpid;
-    char cause[256], who[64];
+    char cause[384], who[64];
     bool first = coll_rdma_job_speaker() && why > NOWIN_SMALL && why < NOWIN_CAUSES
                  && !said[why];
 
@@ -380,8 +380,10 @@ static void say_no_window(const coll_rdma_setup_t *s)
         break;
     case NOWIN_WINDOW + COLL_RDMA_NOWIN_BUDGET:
         snprintf(cause, sizeof(cause), "a window of %llu bytes would take the windows of %s past "
-                 "coll_rdma_window_budget_bytes = %llu", (unsigned long long) s->nowin_bytes, who,
-                 (unsigned long long) s->nowin_limit);
+                 "coll_rdma_window_budget_bytes = %llu (by default from the size of the "
+                 "shared-memory directory and the node's processes: set it, or give the "
+                 "directory more room)",
+                 (unsigned long long) s->nowin_bytes, who, (unsigned long long) s->nowin_limit);
         break;
     case NOWIN_WINDOW + COLL_RDMA_NOWIN_SHM:
         snprintf(cause, sizeof(cause), "the shared-memory directory of %s's node (UCX_POSIX_DIR, "

@@ -71,26 +71,32 @@ static const char *shm_dir(void)
     return NULL != dir && '\0' != dir[0] ? dir : "/dev/shm";
 }
 
+/* The directory's size in bytes, 0 where it cannot be read or says none
+ * (an unlimited tmpfs reports 0 blocks). */
+static size_t shm_size(struct statvfs *st)
+{
+    if (0 != statvfs(shm_dir(), st) || 0 == st->f_blocks || 0 == st->f_frsize) {
+        return 0;
+    }
+    return (size_t) st->f_blocks * st->f_frsize;
+}
+
 size_t coll_rdma_window_default_budget(int local_procs)
 {
     struct statvfs st;
-    size_t share;
 
-    if (0 != statvfs(shm_dir(), &st) || local_procs < 1) {
-        return COLL_RDMA_WINDOW_BUDGET_MAX;
-    }
-    share = (size_t) st.f_blocks * st.f_frsize / 4 / (size_t) local_procs;
-    return share < COLL_RDMA_WINDOW_BUDGET_MAX ? share : COLL_RDMA_WINDOW_BUDGET_MAX;
+    return coll_rdma_window_budget_of(shm_size(&st), local_procs);
 }
 
 /* Whether the shared-memory directory has room for `ranks` windows of
- * `bytes` each and a margin of 1 MiB (*free_bytes: what it has). */
+ * `bytes` each and a margin of 1 MiB (*free_bytes: what it has); a
+ * directory that cannot be read or says no size (an unlimited tmpfs) has. */
 static bool shm_room(size_t bytes, int ranks, size_t *free_bytes)
 {
     struct statvfs st;
 
-    if (0 != statvfs(shm_dir(), &st)) {
-        return true; /* not there: UCX maps windows from another domain */
+    if (0 == shm_size(&st)) {
+        return true; /* unlimited, or not there: UCX maps windows from another domain */
     }
     *free_bytes = (size_t) st.f_bavail * st.f_frsize;
     return *free_bytes >= bytes * (size_t) (ranks > 0 ? ranks : 1) + ((size_t) 1 << 20);

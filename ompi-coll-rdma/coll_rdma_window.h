@@ -123,7 +123,8 @@ static inline size_t coll_rdma_window_region_slot(const coll_rdma_window_t *win,
 typedef struct coll_rdma_window_limits {
     size_t max_bytes;    /* one window (coll_rdma_window_max_bytes; 0: none) */
     size_t budget_bytes; /* every window of the process at once
-                          * (coll_rdma_window_budget_bytes; 0: none) */
+                          * (coll_rdma_window_budget_bytes, its 0 resolved
+                          * to the default by the component; 0: none) */
     int local_ranks;     /* ranks of the communicator on this node, each mapping one now */
 } coll_rdma_window_limits_t;
 
@@ -170,17 +171,13 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
                                            int comm_size, int rank, coll_rdma_nowin_info_t *nowin);
 
 /**
- * The default of coll_rdma_window_budget_bytes for a process sharing its
- * node with `local_procs` processes (itself included): a quarter of the
- * size of the shared-memory directory UCX maps windows from (UCX_POSIX_DIR,
- * else /dev/shm), divided among them, at most COLL_RDMA_WINDOW_BUDGET_MAX;
- * COLL_RDMA_WINDOW_BUDGET_MAX where the directory cannot be read.  So
- * Docker's default 64 MB /dev/shm holds a 4-rank job's windows in 16 MB,
- * and a large one never more than 32 MiB per process.
+ * coll_rdma_window_budget_of() for the directory UCX maps windows from
+ * (UCX_POSIX_DIR from the environment, else /dev/shm; a value set in UCX's
+ * configuration file is not seen): its size by statvfs, unknown where that
+ * fails or says 0 blocks (an unlimited tmpfs).
  */
 size_t coll_rdma_window_default_budget(int local_procs);
 
-#define COLL_RDMA_WINDOW_BUDGET_MAX ((size_t) 32 << 20)
 
 /**
  * Bytes of this rank's exchange blob: window base, packed rkey and worker

@@ -69,9 +69,10 @@ rdma_mpi_env() {
     fi
 }
 
-# MCA arguments that turn the statistics on (component mode only).
+# MCA arguments that turn the statistics on (component mode only; not with
+# RDMA_QUIET=1, for a case that checks what a user sees at verbose 0).
 rdma_verbose_args() {
-    if [ "$RDMA_MODE" = component ]; then
+    if [ "$RDMA_MODE" = component ] && [ -z "${RDMA_QUIET:-}" ]; then
         echo "--mca coll_rdma_verbose 1"
     fi
 }

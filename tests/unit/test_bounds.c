@@ -523,6 +523,37 @@ static void test_credits(void)
     CHECK(granted, "credits: peer 2 never granted once it consumed the instance");
 }
 
+/* The default window budget (coll_rdma_window_budget_of): unknown sizes,
+ * Docker's 64 MiB /dev/shm at 1 to 16 processes, a large directory, and
+ * that every default up to 8 processes in 64 MiB holds the window of a
+ * communicator of that many ranks (review of the budget, B1, B2). */
+static void test_budget_default(void)
+{
+    const size_t mib = (size_t) 1 << 20, dir = 64 * mib;
+    coll_rdma_config_t cfg = COLL_RDMA_CONFIG_DEFAULTS;
+
+    CHECK(COLL_RDMA_WINDOW_BUDGET_MAX == coll_rdma_window_budget_of(0, 4),
+          "budget: an unknown directory size gives the maximum");
+    CHECK(COLL_RDMA_WINDOW_BUDGET_MAX == coll_rdma_window_budget_of((size_t) 24 << 30, 2),
+          "budget: a 24 GiB directory gives the maximum");
+    CHECK(16 * mib == coll_rdma_window_budget_of(dir, 1), "budget: 64 MiB, 1 process");
+    CHECK(16 * mib == coll_rdma_window_budget_of(dir, 0), "budget: 0 processes read as 1");
+    CHECK(8 * mib == coll_rdma_window_budget_of(dir, 2), "budget: 64 MiB, 2 processes");
+    CHECK(4 * mib == coll_rdma_window_budget_of(dir, 4), "budget: 64 MiB, 4 processes");
+    CHECK(4 * mib == coll_rdma_window_budget_of(dir, 5), "budget: 64 MiB, 5 processes: the floor");
+    CHECK(4 * mib == coll_rdma_window_budget_of(dir, 8), "budget: 64 MiB, 8 processes: the floor");
+    CHECK(2 * mib == coll_rdma_window_budget_of(dir, 16),
+          "budget: 64 MiB, 16 processes: half the share, below the floor");
+    CHECK(mib / 2 == coll_rdma_window_budget_of(4 * mib, 4), "budget: a tiny directory");
+    for (int p = 2; p <= 8; ++p) {
+        coll_rdma_layout_t l;
+
+        CHECK(OMPI_SUCCESS == coll_rdma_layout(&l, &cfg, p, 0), "budget: no layout");
+        CHECK(l.size <= coll_rdma_window_budget_of(dir, p),
+              "budget: 64 MiB among %d processes holds no window of %d ranks", p, p);
+    }
+}
+
 int main(void)
 {
     struct rlimit as = {(rlim_t) 4 << 30, (rlim_t) 4 << 30};
@@ -535,6 +566,7 @@ int main(void)
     test_layout();
     test_plans();
     test_credits();
+    test_budget_default();
     if (0 == failures) {
         printf("test_bounds: PASS\n");
         return 0;
