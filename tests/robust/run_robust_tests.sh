@@ -382,20 +382,22 @@ no_ucx_error() {
 }
 # budget-np2's budget holds exactly 2 windows of 2 ranks (3,556,672 bytes
 # each at the defaults: tests/unit/test_plans -w).
-rcase budget-np2 2 "--mca op ^avx --mca coll_rdma_window_budget_bytes 8000000" \
-    "$BUDGET --comms 6 --rounds 2 --expect-min 2 --expect-max 2" "" no_ucx_error
-# budget-quiet-np2: the same at verbose 0, as a user runs: one line for the
-# job (not one per communicator or rank) naming the budget.
-budget_line() {
-    local n
-    n=$(grep -c 'no window on communicator .*coll_rdma_window_budget_bytes.*said once per job' "$2")
-    [ "$n" = 1 ] || echo "$n lines at verbose 0 naming the budget, not 1"
-    if grep -v 'no window on communicator' "$2" | grep -q 'coll/rdma'; then
-        echo "other coll/rdma lines at verbose 0: $(grep -v 'no window on communicator' "$2" | grep -m 1 'coll/rdma')"
-    fi
-}
-RDMA_QUIET=1 rcase budget-quiet-np2 2 "--mca op ^avx --mca coll_rdma_window_budget_bytes 8000000" \
-    "$BUDGET --comms 6 --rounds 2 --expect-min 2 --expect-max 2" "" budget_line
+if [ "$RDMA_MODE" = component ]; then
+    rcase budget-np2 2 "--mca op ^avx --mca coll_rdma_window_budget_bytes 8000000" \
+        "$BUDGET --comms 6 --rounds 2 --expect-min 2 --expect-max 2" "" no_ucx_error
+    # budget-quiet-np2: the same at verbose 0, as a user runs: one line for the
+    # job (not one per communicator or rank) naming the budget.
+    budget_line() {
+        local n
+        n=$(grep -c 'no window on communicator .*coll_rdma_window_budget_bytes.*said once per job' "$2")
+        [ "$n" = 1 ] || echo "$n lines at verbose 0 naming the budget, not 1"
+        if grep -v 'no window on communicator' "$2" | grep -q 'coll/rdma'; then
+            echo "other coll/rdma lines at verbose 0: $(grep -v 'no window on communicator' "$2" | grep -m 1 'coll/rdma')"
+        fi
+    }
+    RDMA_QUIET=1 rcase budget-quiet-np2 2 "--mca op ^avx --mca coll_rdma_window_budget_bytes 8000000" \
+        "$BUDGET --comms 6 --rounds 2 --expect-min 2 --expect-max 2" "" budget_line
+fi
 if [ "$RDMA_MODE" = component ] && rdma_selected budget-shm-64m-np4; then
     if [ -n "${COLL_RDMA_IN_CHROOT:-}" ] || ! unshare -m true 2>/dev/null; then
         echo "SKIP budget-shm-64m-np4 (no mount namespace here: needs root outside a chroot)"

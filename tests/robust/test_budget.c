@@ -61,10 +61,22 @@ static double shm_used_pct(void)
 
 static void usage(const char *arg)
 {
-    fprintf(stderr, "test_budget: unknown option or missing value: %s\n"
+    fprintf(stderr, "test_budget: unknown option, or a missing or malformed value: %s\n"
                     "options: --comms N --calls N --rounds N --expect-min K --expect-max K "
                     "--shm-max PCT --shm-total-max PCT\n", arg);
     exit(2);
+}
+
+/* The value of option `opt`, a number to its end, else usage(). */
+static double num(const char *opt, const char *v)
+{
+    char *end;
+    double x = strtod(v, &end);
+
+    if (end == v || '\0' != *end) {
+        usage(opt);
+    }
+    return x;
 }
 
 int main(int argc, char **argv)
@@ -77,19 +89,19 @@ int main(int argc, char **argv)
             usage(argv[i]);
         }
         if (0 == strcmp(argv[i], "--comms")) {
-            ncomms = atoi(argv[i + 1]);
+            ncomms = (int) num(argv[i], argv[i + 1]);
         } else if (0 == strcmp(argv[i], "--calls")) {
-            calls = atoi(argv[i + 1]);
+            calls = (int) num(argv[i], argv[i + 1]);
         } else if (0 == strcmp(argv[i], "--rounds")) {
-            rounds = atoi(argv[i + 1]);
+            rounds = (int) num(argv[i], argv[i + 1]);
         } else if (0 == strcmp(argv[i], "--expect-min")) {
-            expect_min = atoi(argv[i + 1]);
+            expect_min = (int) num(argv[i], argv[i + 1]);
         } else if (0 == strcmp(argv[i], "--expect-max")) {
-            expect_max = atoi(argv[i + 1]);
+            expect_max = (int) num(argv[i], argv[i + 1]);
         } else if (0 == strcmp(argv[i], "--shm-max")) {
-            shm_max = atof(argv[i + 1]);
+            shm_max = num(argv[i], argv[i + 1]);
         } else if (0 == strcmp(argv[i], "--shm-total-max")) {
-            shm_total_max = atof(argv[i + 1]);
+            shm_total_max = num(argv[i], argv[i + 1]);
         } else {
             usage(argv[i]);
         }

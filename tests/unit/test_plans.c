@@ -413,7 +413,9 @@ static void describe(const sim_scenario_t *sc, int fam, uint64_t seed)
  * built-in table alone (coll_rdma_default_rules 0), with rsag forced for
  * allreduce and reduce, and with bounded staleness 8 on top.  Printed with
  * -w; checked against WINDOW_BOUND every run (the window must not grow with
- * P beyond it).
+ * P beyond it), and, with the default rules, up to 8 ranks against the
+ * default window budget in Docker's 64 MiB /dev/shm among as many processes
+ * (coll_rdma_window_budget_of: its 4 MiB floor is one such window).
  */
 #define WINDOW_BOUND (8u << 20)
 
@@ -451,6 +453,13 @@ static int window_memory(int print)
                 return 1;
             }
             bytes[v] = win.size;
+            if (0 == v && sizes[i] <= 8
+                && win.size > coll_rdma_window_budget_of((size_t) 64 << 20, sizes[i])) {
+                printf("FAIL window at %d ranks: %zu bytes, past the default budget in a 64 MiB "
+                       "/dev/shm among %d processes (%zu)\n", sizes[i], win.size, sizes[i],
+                       coll_rdma_window_budget_of((size_t) 64 << 20, sizes[i]));
+                bad = 1;
+            }
             if (v < 3 && win.size > WINDOW_BOUND) {
                 printf("FAIL window at %d ranks (variant %d): %zu bytes, above %u\n", sizes[i], v,
                        win.size, WINDOW_BOUND);
