@@ -347,6 +347,9 @@ rdma_stat_sum() {
 #   fb:COLL:REASON    the same for collective COLL
 #   nofb              no "allreduce fallback" line at all
 #   nofb:COLL         no "COLL fallback" line at all
+#   nowin             no call of any collective handed on for want of a
+#                     window (window=N is 0 on every fallback line): every
+#                     communicator of the run got its window
 #   noserved:COLL:ALG no rank served a call with that algorithm
 #   warns:REGEX       a "[coll/rdma] rank N: warning: ..." line matches REGEX
 #   says:REGEX        any "[coll/rdma] rank N: ..." line matches REGEX
@@ -398,6 +401,13 @@ rdma_check_stats() {
             n=$(rdma_stat_sum "$err" "allreduce fallback" "${c#fb:}")
             if [ "$n" -le 0 ]; then
                 echo "statistics: no allreduce fallback counted with ${c#fb:}=N>0"
+                return 0
+            fi
+            ;;
+        nowin)
+            n=$(rdma_stat_sum "$err" "[a-z]+ fallback" window)
+            if [ "$n" -ne 0 ]; then
+                echo "statistics: $n calls handed on for want of a window: $(grep -E 'fallback: .* window=[1-9]' "$err" | head -n 1)"
                 return 0
             fi
             ;;
