@@ -87,8 +87,8 @@ int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size
  * configured rsag segment whole (reach->rsag_reduce), else the asked hier or
  * the k-nomial tree in chunks of at most coll_rdma_window_block_cap(REDUCE)
  * bytes, one instance each (where such a chunk holds no element: rsag in the
- * window's smaller segments, if it has any); *rescued is set.  A forced rsag serves up to reduce_max_bytes where
- * every window is mapped.
+ * window's smaller segments, if it has any); *rescued is set.  A forced rsag
+ * serves up to reduce_max_bytes where every window is mapped.
  */
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                             bool reducible_type, bool reducible_op, const coll_rdma_reach_t *reach,

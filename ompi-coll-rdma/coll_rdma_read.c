@@ -103,9 +103,9 @@ static void rsag_share(size_t n, size_t extent, int size, int r, size_t *lo, siz
 
 /*
  * The rsag program over region `r`, in segments of the region's: every rank
- * copies every share out (root < 0: allreduce), or only `root` does (reduce).  Every input of an instance is
- * awaited by every rank, even with an empty share: the reuse of the slots
- * rests on it (coll_rdma_layout.h).
+ * copies every share out (root < 0: allreduce), or only `root` does
+ * (reduce).  Every input of an instance is awaited by every rank, even with
+ * an empty share: the reuse of the slots rests on it (coll_rdma_layout.h).
  */
 static int rsag_plan(coll_rdma_op_t *op, const coll_rdma_rsag_region_t *r, int root)
 {
