@@ -49,10 +49,8 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
     reach.all_direct = m->window->all_direct;
     reach.emulated = m->window->emulated;
     reach.nnodes = m->window->nodes ? m->window->nnodes : 0;
-    reach.rsag_allreduce = m->window->rsag_allreduce.slot_size
-                           >= COLL_RDMA_SLOT_HEADER + cfg->allreduce_rsag_segment_bytes;
-    reach.rsag_reduce = m->window->rsag_reduce.slot_size
-                        >= COLL_RDMA_SLOT_HEADER + cfg->allreduce_rsag_segment_bytes;
+    reach.rsag_allreduce = m->window->rsag_allreduce.segment;
+    reach.rsag_reduce = m->window->rsag_reduce.segment;
     switch (c->coll) {
     case COLL_RDMA_BARRIER:
         return coll_rdma_decide_barrier(cfg, size, &reach, why);

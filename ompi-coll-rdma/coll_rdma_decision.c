@@ -68,7 +68,7 @@ typedef struct call_facts {
     int nnodes; /* nodes of the window's node map (0: none; coll_rdma_topo_set_nodes) */
     size_t bytes;
     bool all_direct, emulated, reducible_type, reducible_op, order_independent, fallback_wrong;
-    bool rsag_segments; /* reductions: the window holds this collective's rsag segments */
+    size_t rsag_segment; /* reductions: the window's rsag segment of this collective (0: none) */
 } call_facts_t;
 
 /* One collective's decision for algorithm `alg` (the parameter's, a rule's,
@@ -167,6 +167,19 @@ static int barrier_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t
         return fallback(why, COLL_RDMA_WHY_WINDOW);
     }
     return alg;
+}
+
+/*
+ * Whether a rescued call that auto hands on takes rsag: every window mapped
+ * and the window holds the configured segment whole.  A segment the layout
+ * cut to what the rules reach was sized for the calls the rules send; the
+ * ring and the k-nomial chunks serve the rescued rest (docs/design.md,
+ * "Where Open MPI's own reduction is wrong").
+ */
+static bool rsag_rescues(const coll_rdma_config_t *cfg, const call_facts_t *f)
+{
+    return f->all_direct && f->rsag_segment > 0
+           && f->rsag_segment >= cfg->allreduce_rsag_segment_bytes;
 }
 
 /* The facts every collective shares: the communicator and what its set-up found. */
@@ -368,7 +381,7 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
     f.reducible_op = reducible_op;
     f.order_independent = order_independent;
     f.fallback_wrong = fallback_wrong;
-    f.rsag_segments = reach->rsag_allreduce;
+    f.rsag_segment = reach->rsag_allreduce;
     if (cfg->allreduce_staleness > 0 && reducible_type && reducible_op && all_direct && bytes > 0
         && bytes <= cfg->allreduce_ssp_max_bytes
         && COLL_RDMA_ALG_FALLBACK != cfg->alg[COLL_RDMA_ALLREDUCE]) {
@@ -377,12 +390,10 @@ int coll_rdma_decide_allreduce(const coll_rdma_config_t *cfg, int comm_size, siz
     }
     decided = decide(cfg, COLL_RDMA_ALLREDUCE, allreduce_as, &f, why);
     /* any size: rsag's and the ring's window memory is per segment; rsag
-     * reads every window (one node) and needs its segments laid out, which
-     * the window has only where rsag is forced or a tuning or default rule
-     * names it */
+     * (one node: it reads every window) where the window holds its
+     * configured segment whole (rsag_rescues()), else the ring */
     return rescue(cfg, allreduce_as, &f, decided,
-                  all_direct && f.rsag_segments ? COLL_RDMA_ALG_RSAG : COLL_RDMA_ALG_RING, rescued,
-                  why);
+                  rsag_rescues(cfg, &f) ? COLL_RDMA_ALG_RSAG : COLL_RDMA_ALG_RING, rescued, why);
 }
 
 /* auto: Bruck's allgather up to this many bytes gathered (MPICH's 80 KB, seed 000 B.7) */
@@ -495,20 +506,23 @@ int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t
     f.reducible_type = reducible_type;
     f.reducible_op = reducible_op;
     f.fallback_wrong = fallback_wrong;
-    f.rsag_segments = reach->rsag_reduce;
+    f.rsag_segment = reach->rsag_reduce;
     decided = decide(cfg, COLL_RDMA_REDUCE, reduce_as, &f, why);
     /*
      * Any size: rsag (window memory per segment) where every window is
-     * mapped and its segments are laid out; else a tree in chunks of at most
-     * the reduce slot (coll_rdma_plan()), each chunk one instance: the asked
-     * hier where it has a node map, else the k-nomial tree.  A chunk must
-     * hold one element of every type the self-test can mark (<= 8 bytes).
+     * mapped and holds its configured segment (rsag_rescues()); else a tree
+     * in chunks of at most the reduce slot (coll_rdma_plan()), each chunk
+     * one instance: the asked hier where it has a node map, else the
+     * k-nomial tree.  A chunk must hold one element of every type the
+     * self-test can mark (<= 8 bytes); where it cannot, rsag in the window's
+     * smaller segments, if it has any (as where they were whole).
      */
-    if (reach->all_direct && f.rsag_segments) {
+    if (rsag_rescues(cfg, &f)) {
         any_size = COLL_RDMA_ALG_RSAG;
     } else if (coll_rdma_window_block_cap(cfg, comm_size, COLL_RDMA_REDUCE, COLL_RDMA_ALG_KNOMIAL)
                < 8) {
-        any_size = COLL_RDMA_ALG_FALLBACK;
+        any_size = reach->all_direct && f.rsag_segment > 0 ? COLL_RDMA_ALG_RSAG
+                                                           : COLL_RDMA_ALG_FALLBACK;
     } else {
         any_size = COLL_RDMA_ALG_HIER == asked(cfg, COLL_RDMA_REDUCE, comm_size, bytes,
                                                reach->all_direct)

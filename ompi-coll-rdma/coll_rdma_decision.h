@@ -17,11 +17,13 @@ typedef struct coll_rdma_reach {
     bool all_direct; /* every rank maps every peer's window (one node) */
     bool emulated;   /* some rank reaches a peer by puts UCX emulates (no RMA lane: TCP) */
     int nnodes;      /* nodes of the window's node map, 0 where there is none */
-    /* the window holds segments for the rsag allreduce / reduce: laid out
-     * only where rsag is the collective's forced algorithm or a tuning or
-     * default rule names it (the default rules do, so by default they are;
-     * a function of the agreed configuration) */
-    bool rsag_allreduce, rsag_reduce;
+    /* payload bytes of the window's rsag segment for allreduce / reduce
+     * (coll_rdma_layout.h): the configured allreduce_rsag_segment_bytes where
+     * rsag is the collective's forced algorithm or a tuning or default rule
+     * reaches it beyond, what the rules reach (in whole lines) where less, 0
+     * where nothing names it; a function of the agreed configuration and the
+     * communicator size */
+    size_t rsag_allreduce, rsag_reduce;
 } coll_rdma_reach_t;
 
 /*
@@ -53,7 +55,8 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
  * (unless *_algorithm = fallback): by what auto takes for a correct pair of
  * that size, and where auto would hand it on too, by an algorithm that
  * serves any size: rsag where every window is mapped and the window holds
- * rsag segments (reach->rsag_allreduce), else the segmented ring.
+ * the configured rsag segment whole (reach->rsag_allreduce), else the
+ * segmented ring.
  * cfg->allreduce_staleness > 0 (the communicator asked for bounded
  * staleness): SSP for a reducible call of 1 to allreduce_ssp_max_bytes bytes
  * where every window is mapped (unless allreduce_algorithm = fallback); any
@@ -80,11 +83,12 @@ int coll_rdma_decide_alltoall(const coll_rdma_config_t *cfg, int comm_size, size
  * coll_rdma_decide_allreduce(); a call whose fallback is wrong and that the
  * algorithm asked for hands on for its size or the window takes what auto
  * takes for a correct pair of its size, else (above the window's reduce
- * slots) rsag where every window is mapped and the window holds rsag
- * segments (reach->rsag_reduce), else the asked hier or the k-nomial tree in
- * chunks of at most coll_rdma_window_block_cap(REDUCE) bytes, one instance
- * each; *rescued is set.  A forced rsag serves up to reduce_max_bytes where
- * every window is mapped.
+ * slots) rsag where every window is mapped and the window holds the
+ * configured rsag segment whole (reach->rsag_reduce), else the asked hier or
+ * the k-nomial tree in chunks of at most coll_rdma_window_block_cap(REDUCE)
+ * bytes, one instance each (where such a chunk holds no element: rsag in the
+ * window's smaller segments, if it has any); *rescued is set.  A forced rsag
+ * serves up to reduce_max_bytes where every window is mapped.
  */
 int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t bytes,
                             bool reducible_type, bool reducible_op, const coll_rdma_reach_t *reach,

@@ -264,19 +264,22 @@ static size_t layout_block_regions(coll_rdma_layout_t *l, const coll_rdma_config
 /* The segment region of algorithm `alg` of collective `coll` (rsag, the read
  * allgather and alltoall) from *off (advanced past it): two slots (instance
  * parity), for alltoall two per destination (parity q, destination d: slot
- * q * P + d); segments only where every rank forced that algorithm or a
- * tuning or default rule names it (the built-in table takes none of them;
- * the default rules name every one, so by default they are laid out), so no
- * window memory for a segment nobody uses. */
+ * q * P + d), of one segment each: the configured one where that algorithm
+ * is forced or a rule reaches it beyond, else what the rules reach with it
+ * (rsag: message bytes; allgather and alltoall: a block, the alltoall's per
+ * destination, as its segment) rounded up to a line, which holds one
+ * element of any type; none where nothing names it (the built-in table
+ * takes none of them).  No window memory for segments no call may fill. */
 static void layout_segments(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int coll,
                             int alg, size_t *off, coll_rdma_rsag_region_t *r)
 {
-    bool used = named(cfg, coll, alg, l->comm_size) > 0;
+    size_t reach = named(cfg, coll, alg, l->comm_size);
     bool a2a = COLL_RDMA_ALLTOALL == coll;
-    size_t payload = a2a ? coll_rdma_window_a2a_read_segment(cfg, l->comm_size)
-                         : cfg->allreduce_rsag_segment_bytes;
+    size_t full = a2a ? coll_rdma_window_a2a_read_segment(cfg, l->comm_size)
+                      : cfg->allreduce_rsag_segment_bytes;
 
-    r->slot_size = slot_bytes(l, used ? payload : 0);
+    r->segment = reach >= full ? full : min_size(full, line_round(l, reach));
+    r->slot_size = slot_bytes(l, r->segment);
     r->off = add_region(l, off, 2 * (a2a ? l->comm_size : 1), r->slot_size);
     r->off_done = add_region(l, off, 2, COLL_RDMA_LINE);
 }

@@ -28,12 +28,10 @@
  *                    allreduce_max_bytes): this rank's contribution, read by every
  *                    peer.  A rank writes instance s + 2 only after it read every rank's
  *                    s + 1 contribution, i.e. after every rank finished reading instance s
- *   rsag             two slots (instance parity) of one allreduce_rsag_segment_bytes
- *                    segment each (of no payload unless rsag is the forced allreduce
- *                    algorithm or a tuning or default rule names it: the default
- *                    rules do, so by default they are laid out): this rank's input of
- *                    the instance, whose share [lo_r, hi_r) every rank r reads; this
- *                    rank reduces its own share into it in place
+ *   rsag             two slots (instance parity) of one segment each (the region's
+ *                    `segment`, below): this rank's input of the instance, whose share
+ *                    [lo_r, hi_r) every rank r reads; this rank reduces its own share
+ *                    into it in place
  *   rsag done        two lines (instance parity): this rank's share of the instance
  *                    is reduced.  Reuse of both as for read allreduce: a rank writes
  *                    instance s + 2 only after it read every rank's done line of
@@ -45,18 +43,31 @@
  *                    publishes its reduce consumed line after its last read of an
  *                    instance, and writes instance s only after every peer's line
  *                    says s - 2 (COLL_RDMA_REDUCE_DEPTH)
- *   read allgather   two slots (instance parity) of one allreduce_rsag_segment_bytes
- *                    segment (no payload unless read is the forced allgather algorithm
- *                    or a tuning or default rule names it, as the default rules do):
- *                    segment g of this rank's block, read by every peer (its two done
- *                    lines are unused).  Reuse as for read
+ *   read allgather   two slots (instance parity) of one segment: segment g of this
+ *                    rank's block, read by every peer (its two done lines are
+ *                    unused).  Reuse as for read
  *                    allreduce: a rank writes instance g + 2 only after it read every
  *                    peer's g + 1, which each peer posts only after it copied every
  *                    segment g out (its program runs in order)
  *   read alltoall    the same per destination: two slots (instance parity) for each
- *                    destination d, holding segment g (coll_rdma_window_a2a_read_segment()
- *                    bytes) of this rank's block for d, read by d only; reuse as for
- *                    the read allgather
+ *                    destination d, holding segment g of this rank's block for d, read
+ *                    by d only; reuse as for the read allgather
+ *     The segment of these four regions (coll_rdma_rsag_region_t.segment,
+ *     one slot's payload; the plans cut messages into segments of it):
+ *     min(the configured segment, what a tuning or default rule reaches with
+ *     the algorithm at this communicator size rounded up to a cache line),
+ *     the configured one where the algorithm is forced, none where nothing
+ *     names it (the built-in table takes none of them).  Configured:
+ *     allreduce_rsag_segment_bytes, the read alltoall's
+ *     coll_rdma_window_a2a_read_segment() per destination.  The reach is in
+ *     the units of the segment: rsag's message bytes, the read allgather's
+ *     and alltoall's block bytes (the alltoall's per destination); a line
+ *     holds one element of any type.  A larger message (a rescued reduction,
+ *     coll_rdma_decision.h) goes through several segments.  A function of
+ *     the agreed configuration and the communicator size, so the same on
+ *     every rank.  At 2 ranks the default rules reach 8 KiB with reduce
+ *     rsag, the read allgather and the read alltoall: segments of 8 KiB
+ *     instead of 256, 256 and 128 KiB (window 3.56 -> 2.05 MB)
  *   allreduce up     max_children slots, one per child of the (k+1)-nomial tree
  *   allreduce down   one slot: the result from the parent
  *   pairwise         fold slot, result-back slot, then two slots (instance
@@ -190,11 +201,16 @@ typedef struct coll_rdma_region {
     int line;
 } coll_rdma_region_t;
 
-/* An rsag region: two input slots (instance parity) of slot_size bytes from
- * `off`, and two done lines from `off_done`. */
+/* A segment region (rsag, the read allgather and alltoall): two input slots
+ * (instance parity; the alltoall's per destination) of slot_size bytes from
+ * `off`, each holding one segment of `segment` payload bytes (0: the region
+ * holds none), and two done lines from `off_done`.  The plans cut their
+ * messages into segments of `segment` bytes (coll_rdma_layout.c,
+ * layout_segments()). */
 typedef struct coll_rdma_rsag_region {
     size_t off;
     size_t slot_size;
+    size_t segment;
     size_t off_done;
 } coll_rdma_rsag_region_t;
 
@@ -310,10 +326,11 @@ int coll_rdma_window_diss_slots(int comm_size, int n);
 size_t coll_rdma_window_block_cap(const coll_rdma_config_t *cfg, int comm_size, int coll, int alg);
 
 /**
- * The read alltoall's segment per destination (bytes): the segment of the
- * algorithms by reading (cfg->allreduce_rsag_segment_bytes) shared among the
- * comm_size destinations, in whole cache lines, at least one line (each
- * destination has slots of its own).
+ * The read alltoall's configured segment per destination (bytes): the
+ * segment of the algorithms by reading (cfg->allreduce_rsag_segment_bytes)
+ * shared among the comm_size destinations, in whole cache lines, at least
+ * one line (each destination has slots of its own).  The window's segment
+ * (read_alltoall.segment) is this or less, where the rules reach less.
  */
 size_t coll_rdma_window_a2a_read_segment(const coll_rdma_config_t *cfg, int comm_size);
 

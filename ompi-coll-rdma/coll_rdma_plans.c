@@ -49,11 +49,20 @@ static size_t room(size_t slot_size)
     return slot_size > COLL_RDMA_SLOT_HEADER ? slot_size - COLL_RDMA_SLOT_HEADER : 0;
 }
 
+/* Whether a message of `need` bytes in elements of `unit` bytes goes
+ * through segment region `r`: its segment holds one element (so the plans'
+ * segments advance) and its slots hold a segment. */
+static bool segments_fit(const coll_rdma_rsag_region_t *r, size_t need, size_t unit)
+{
+    return (0 == need || unit <= r->segment) && min_size(need, r->segment) <= room(r->slot_size);
+}
+
 /*
  * Whether one instance of op (op->bytes: the whole call, or one chunk of
  * plan_chunks()) fits the slots of op's window: the most it writes into
- * one slot (the message, a block, or a segment of the configuration) is at
- * most the slot's payload, and a reduction's segment holds one element.
+ * one slot (the message, a block, or a segment: the configuration's, or
+ * the window's for the segment regions) is at most the slot's payload,
+ * and a segment of a reduction holds one element.
  * The layout sizes every slot for what the decision may serve
  * (coll_rdma_layout()); this is the plans' own guard, so that a decision or
  * a configuration that disagrees with the window fails the call instead of
@@ -63,8 +72,7 @@ static bool fits(const coll_rdma_op_t *op)
 {
     const coll_rdma_window_t *w = op->win;
     const coll_rdma_config_t *cfg = op->cfg;
-    size_t need = op->bytes, unit = NULL != op->dtype ? op->dtype->super.size : 1, have;
-    size_t rsag = cfg->allreduce_rsag_segment_bytes;
+    size_t need = op->bytes, unit = NULL != op->dtype ? op->dtype->super.size : 1;
 
     switch (op->coll) {
     case COLL_RDMA_BARRIER:
@@ -74,17 +82,16 @@ static bool fits(const coll_rdma_op_t *op)
                || (COLL_RDMA_ALG_READ == op->alg && w->bcast_small_slots > 0
                    && need <= COLL_RDMA_BCAST_SMALL_BYTES);
     case COLL_RDMA_ALLGATHER:
-        have = COLL_RDMA_ALG_READ == op->alg ? room(w->read_allgather.slot_size) : w->ag_block;
-        return (COLL_RDMA_ALG_READ == op->alg ? min_size(need, rsag) : need) <= have;
+        return COLL_RDMA_ALG_READ == op->alg ? segments_fit(&w->read_allgather, need, 1)
+                                             : need <= w->ag_block;
     case COLL_RDMA_ALLTOALL:
         if (COLL_RDMA_ALG_READ == op->alg) {
-            return min_size(need, coll_rdma_window_a2a_read_segment(cfg, w->comm_size))
-                   <= room(w->read_alltoall.slot_size);
+            return segments_fit(&w->read_alltoall, need, 1);
         }
         return need <= (COLL_RDMA_ALG_BRUCK == op->alg ? w->a2a_bruck_block : w->a2a_direct_block);
     case COLL_RDMA_REDUCE: /* knomial and hier: one chunk */
         return COLL_RDMA_ALG_RSAG == op->alg
-                   ? unit <= rsag && min_size(need, rsag) <= room(w->rsag_reduce.slot_size)
+                   ? segments_fit(&w->rsag_reduce, need, unit)
                    : need <= w->reduce_bytes && need <= room(w->reduce_slot_size);
     default: /* allreduce */
         switch (op->alg) {
@@ -93,7 +100,7 @@ static bool fits(const coll_rdma_op_t *op)
         case COLL_RDMA_ALG_RING:
             return unit <= w->ring_segment_bytes && w->ring_segment_bytes <= room(w->ring_slot_size);
         case COLL_RDMA_ALG_RSAG:
-            return unit <= rsag && min_size(need, rsag) <= room(w->rsag_allreduce.slot_size);
+            return segments_fit(&w->rsag_allreduce, need, unit);
         case COLL_RDMA_ALG_SSP:
             return w->ssp_slots > 0 && need <= room(w->ssp_slot_size);
         default: /* the slot algorithms; hier and nport: one chunk */

@@ -199,14 +199,14 @@ int coll_rdma_allreduce_ring_plan(coll_rdma_op_t *op);
  * of Collective Communication Operations in MPICH", IJHPCA 2005, section
  * 4.4; reads instead of messages as in End's notified-read family, seed 002
  * chapter 6).  op->count elements of predefined op->dtype with a commutative
- * predefined op->op, any op->bytes, in segments of at most
- * cfg->allreduce_rsag_segment_bytes, one instance each: a rank copies its
- * segment into its window once, reduces its 1/P share (cache-line aligned)
- * by reading that share from every window, marks it done, then copies every
- * rank's reduced share out of its owner's window.  Each share is combined by
- * one rank only, so every rank gets the same bits for every (op, type).
- * Two synchronizations per segment, independent of P; every rank reads about
- * 2 * bytes.  op->sbuf == op->rbuf is in place.
+ * predefined op->op, any op->bytes, in segments of at most the window's
+ * rsag_allreduce.segment (coll_rdma_layout.h), one instance each: a rank
+ * copies its segment into its window once, reduces its 1/P share
+ * (cache-line aligned) by reading that share from every window, marks it
+ * done, then copies every rank's reduced share out of its owner's window.
+ * Each share is combined by one rank only, so every rank gets the same bits
+ * for every (op, type).  Two synchronizations per segment, independent of
+ * P; every rank reads about 2 * bytes.  op->sbuf == op->rbuf is in place.
  */
 int coll_rdma_allreduce_rsag_plan(coll_rdma_op_t *op);
 /**
@@ -229,7 +229,7 @@ int coll_rdma_allreduce_rsag_plan(coll_rdma_op_t *op);
 int coll_rdma_allreduce_ssp_plan(coll_rdma_op_t *op);
 /**
  * MPI_Reduce by the program of coll_rdma_allreduce_rsag_plan() (same
- * arguments, its own region), of which only op->root copies the reduced
+ * arguments, its own region and segment), of which only op->root copies the reduced
  * shares out into op->rbuf; the other ranks end with their own share posted.
  */
 int coll_rdma_reduce_rsag_plan(coll_rdma_op_t *op);
@@ -245,7 +245,7 @@ int coll_rdma_reduce_rsag_plan(coll_rdma_op_t *op);
 int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op);
 /**
  * MPI_Allgather by reading (one node: every window mapped): in segments of
- * cfg->allreduce_rsag_segment_bytes, every rank posts segment g of its block
+ * the window's read_allgather.segment, every rank posts segment g of its block
  * into its own window and copies every peer's segment g out of the peer's
  * window into its place in op->rbuf (End's notified read, thesis chapter 6,
  * with P writers).  Each block is copied twice (in, out) whatever P, against
@@ -256,7 +256,7 @@ int coll_rdma_allgather_ring_plan(coll_rdma_op_t *op);
 int coll_rdma_allgather_read_plan(coll_rdma_op_t *op);
 /**
  * MPI_Alltoall by reading (one node): the read allgather's program with one
- * segment of coll_rdma_window_a2a_read_segment() bytes per destination:
+ * segment of the window's read_alltoall.segment bytes per destination:
  * every rank copies segment g of each of its P blocks into its window slot,
  * posts it, and copies from every peer's slot the segment meant for it.
  * op->sbuf, op->rbuf: P contiguous blocks of op->bytes (> 0, any size) bytes

@@ -102,10 +102,10 @@ static void rsag_share(size_t n, size_t extent, int size, int r, size_t *lo, siz
 }
 
 /*
- * The rsag program over region `r`: every rank copies every share out (root < 0:
- * allreduce), or only `root` does (reduce).  Every input of an instance is
- * awaited by every rank, even with an empty share: the reuse of the slots
- * rests on it (coll_rdma_layout.h).
+ * The rsag program over region `r`, in segments of the region's: every rank
+ * copies every share out (root < 0: allreduce), or only `root` does
+ * (reduce).  Every input of an instance is awaited by every rank, even with
+ * an empty share: the reuse of the slots rests on it (coll_rdma_layout.h).
  */
 static int rsag_plan(coll_rdma_op_t *op, const coll_rdma_rsag_region_t *r, int root)
 {
@@ -113,7 +113,7 @@ static int rsag_plan(coll_rdma_op_t *op, const coll_rdma_rsag_region_t *r, int r
     coll_rdma_prog_t *p = &op->prog;
     int size = win->comm_size, rank = win->rank;
     size_t extent = op->dtype->super.size;
-    size_t seg = op->cfg->allreduce_rsag_segment_bytes / extent; /* elements, >= 1 */
+    size_t seg = r->segment / extent; /* elements, >= 1 (fits() in coll_rdma_plans.c) */
     coll_rdma_slot_t in = coll_rdma_slot(r->off, r->slot_size, 2);
     coll_rdma_slot_t done = coll_rdma_slot(r->off_done, COLL_RDMA_LINE, 2);
     uint32_t g = 0;
@@ -177,7 +177,7 @@ int coll_rdma_allgather_read_plan(coll_rdma_op_t *op)
     coll_rdma_prog_t *p = &op->prog;
     const coll_rdma_rsag_region_t *r = &win->read_allgather;
     int size = win->comm_size, rank = win->rank;
-    size_t block = op->bytes, seg = op->cfg->allreduce_rsag_segment_bytes;
+    size_t block = op->bytes, seg = r->segment;
     coll_rdma_slot_t in = coll_rdma_slot(r->off, r->slot_size, 2);
     uint32_t g = 0;
 
@@ -217,7 +217,7 @@ int coll_rdma_alltoall_read_plan(coll_rdma_op_t *op)
     coll_rdma_prog_t *p = &op->prog;
     int size = win->comm_size, rank = win->rank;
     const coll_rdma_rsag_region_t *r = &win->read_alltoall;
-    size_t block = op->bytes, seg = coll_rdma_window_a2a_read_segment(op->cfg, size);
+    size_t block = op->bytes, seg = r->segment;
     coll_rdma_slot_t mine = a2a_slot(r, size, rank);
     uint32_t g = 0;
 

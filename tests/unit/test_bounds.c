@@ -28,7 +28,9 @@
  * and an address-space limit, so the test fails instead of hanging.
  */
 #include "coll_rdma_layout.h"
+#include "coll_rdma_names.h"
 #include "coll_rdma_plans.h"
+#include "coll_rdma_rules.h"
 #include "coll_rdma_sched.h"
 #include "coll_rdma_topo.h"
 #include "coll_rdma_window_protocol.h"
@@ -132,7 +134,7 @@ static void check_slots(const char *what, const coll_rdma_layout_t *l,
               && room(l->ring_slot_size) >= l->ring_segment_bytes,
           "%s: a ring slot holds %zu bytes of a %zu-byte segment", what, room(l->ring_slot_size),
           cfg->allreduce_ring_segment_bytes);
-    if (rsag) {
+    if (rsag) { /* forced: the configured segments whole */
         size_t seg = min2(cfg->allreduce_rsag_segment_bytes, msg);
         CHECK(room(l->rsag_allreduce.slot_size) >= seg && room(l->rsag_reduce.slot_size) >= seg
                   && room(l->read_allgather.slot_size) >= seg
@@ -140,7 +142,19 @@ static void check_slots(const char *what, const coll_rdma_layout_t *l,
                          >= coll_rdma_window_a2a_read_segment(cfg, P),
               "%s: a segment slot holds %zu bytes of a %zu-byte segment", what,
               room(l->rsag_allreduce.slot_size), seg);
+        CHECK(l->rsag_allreduce.segment == cfg->allreduce_rsag_segment_bytes
+                  && l->rsag_reduce.segment == cfg->allreduce_rsag_segment_bytes
+                  && l->read_allgather.segment == cfg->allreduce_rsag_segment_bytes
+                  && l->read_alltoall.segment == coll_rdma_window_a2a_read_segment(cfg, P),
+              "%s: forced, the segments are %zu, %zu, %zu and %zu bytes", what,
+              l->rsag_allreduce.segment, l->rsag_reduce.segment, l->read_allgather.segment,
+              l->read_alltoall.segment);
     }
+    CHECK(room(l->rsag_allreduce.slot_size) >= l->rsag_allreduce.segment
+              && room(l->rsag_reduce.slot_size) >= l->rsag_reduce.segment
+              && room(l->read_allgather.slot_size) >= l->read_allgather.segment
+              && room(l->read_alltoall.slot_size) >= l->read_alltoall.segment,
+          "%s: a segment slot does not hold its region's segment", what);
     ag = coll_rdma_window_block_cap(cfg, P, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_BRUCK);
     CHECK(ag == l->ag_block && ag == coll_rdma_window_block_cap(cfg, P, COLL_RDMA_ALLGATHER,
                                                                 COLL_RDMA_ALG_RING)
@@ -323,6 +337,65 @@ static void expect(int rc, int want, const char *what)
     CHECK(rc == want, "plan %s returned %d, expected %d", what, rc, want);
 }
 
+/*
+ * The segment regions' plans cut messages into the window's segments, not
+ * the configuration's: they serve under a configuration of larger segments;
+ * refuse a window without segments (they would never advance) or whose
+ * segment its slots do not hold; and serve, in several segments, a message
+ * larger than a segment that rules reaching 100 bytes sized to 128 (the
+ * alltoall's: the configured 64 per destination).
+ */
+static void test_segment_plans(const coll_rdma_config_t *cfg, const coll_rdma_config_t *big)
+{
+    static coll_rdma_window_t w;
+    static const struct {
+        int coll, alg;
+        size_t unit;
+        const char *name;
+    } segs[] = {{COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_RSAG, 16, "rsag allreduce"},
+                {COLL_RDMA_REDUCE, COLL_RDMA_ALG_RSAG, 16, "rsag reduce"},
+                {COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_READ, 1, "read allgather"},
+                {COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_READ, 1, "read alltoall"}};
+    coll_rdma_config_t named = *cfg, none = *cfg;
+    char what[128], err[256];
+    coll_rdma_rules_t *rules = coll_rdma_rules_parse_text(
+        "allreduce 1- 0-100 rsag\nreduce 1- 0-100 rsag\n"
+        "allgather 1- 0-100 read\nalltoall 1- 0-100 read\n",
+        coll_rdma_names_vocab(), err, sizeof(err));
+
+    named.alg[COLL_RDMA_ALLREDUCE] = named.alg[COLL_RDMA_REDUCE] = COLL_RDMA_ALG_AUTO;
+    named.alg[COLL_RDMA_ALLGATHER] = named.alg[COLL_RDMA_ALLTOALL] = COLL_RDMA_ALG_AUTO;
+    none = named;
+    CHECK(NULL != rules, "segment rules: %s", err);
+    named.rules = rules;
+    for (size_t i = 0; i < sizeof(segs) / sizeof(segs[0]); ++i) {
+        coll_rdma_rsag_region_t *r[] = {&w.rsag_allreduce, &w.rsag_reduce, &w.read_allgather,
+                                        &w.read_alltoall};
+        size_t want = COLL_RDMA_ALLTOALL == segs[i].coll ? 64 : 128;
+
+        plan_window(&w, cfg);
+        snprintf(what, sizeof(what), "%s in the window's segments, the configuration's larger",
+                 segs[i].name);
+        expect(plan(&w, big, segs[i].coll, segs[i].alg, 4096, segs[i].unit), OMPI_SUCCESS, what);
+        r[i]->segment = room(r[i]->slot_size) + COLL_RDMA_LINE;
+        snprintf(what, sizeof(what), "%s of segments larger than its slots", segs[i].name);
+        expect(plan(&w, cfg, segs[i].coll, segs[i].alg, 4096, segs[i].unit),
+               OMPI_ERR_NOT_SUPPORTED, what);
+        plan_window(&w, &none);
+        snprintf(what, sizeof(what), "%s on a window without its segments", segs[i].name);
+        expect(plan(&w, &none, segs[i].coll, segs[i].alg, 4096, segs[i].unit),
+               OMPI_ERR_NOT_SUPPORTED, what);
+        plan_window(&w, &named);
+        CHECK(r[i]->segment == want && room(r[i]->slot_size) >= want,
+              "%s: rules reaching 100 bytes give a segment of %zu bytes in slots of %zu, not %zu",
+              segs[i].name, r[i]->segment, room(r[i]->slot_size), want);
+        snprintf(what, sizeof(what), "%s of 4096 bytes in segments of %zu", segs[i].name, want);
+        expect(plan(&w, &named, segs[i].coll, segs[i].alg, 4096, segs[i].unit), OMPI_SUCCESS,
+               what);
+    }
+    coll_rdma_rules_free(rules);
+}
+
 static void test_plans(void)
 {
     coll_rdma_config_t cfg = COLL_RDMA_CONFIG_DEFAULTS, big;
@@ -366,18 +439,7 @@ static void test_plans(void)
            OMPI_ERR_NOT_SUPPORTED, "read allreduce past its slot");
     expect(plan(&w, &cfg, COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_READ, room(w.read_ar_slot_size), 16),
            OMPI_SUCCESS, "read allreduce of its slot");
-    expect(plan(&w, &big, COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_RSAG, 8192, 16),
-           OMPI_ERR_NOT_SUPPORTED, "rsag allreduce of segments larger than its slots");
-    expect(plan(&w, &cfg, COLL_RDMA_ALLREDUCE, COLL_RDMA_ALG_RSAG, 8192, 16), OMPI_SUCCESS,
-           "rsag allreduce");
-    expect(plan(&w, &big, COLL_RDMA_REDUCE, COLL_RDMA_ALG_RSAG, 8192, 16), OMPI_ERR_NOT_SUPPORTED,
-           "rsag reduce of segments larger than its slots");
-    expect(plan(&w, &big, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_READ, 8192, 1),
-           OMPI_ERR_NOT_SUPPORTED, "read allgather of segments larger than its slots");
-    expect(plan(&w, &big, COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_READ, 4096, 1),
-           OMPI_ERR_NOT_SUPPORTED, "read alltoall of segments larger than its slots");
-    expect(plan(&w, &cfg, COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_READ, 4096, 1), OMPI_SUCCESS,
-           "read alltoall");
+    test_segment_plans(&cfg, &big);
     expect(plan(&w, &cfg, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_BRUCK, w.ag_block + 1, 1),
            OMPI_ERR_NOT_SUPPORTED, "bruck allgather of a block past its slots");
     expect(plan(&w, &cfg, COLL_RDMA_ALLGATHER, COLL_RDMA_ALG_RING, w.ag_block + 1, 1),

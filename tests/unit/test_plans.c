@@ -18,6 +18,10 @@
  *                  2^64 half the time: the ring reused turn after turn
  *   read and hier  12 to 24 read and two-level bcasts, every window mapped,
  *                  nodes of consecutive ranks (review 2026-11-27, F9)
+ *   rule segments  8 calls of rsag and the read allgather and alltoall, not forced
+ *                  but named by rules reaching 1, 100 or 300 bytes (P <= 4, one in
+ *                  two: 8 KiB, the segment 256 KiB): segments smaller than the
+ *                  configured one, messages of several
  * Calls have random arguments at and around the limits (a slot's payload,
  * a bcast segment, the ring's segments, fewer elements than ranks), roots
  * other than 0, MPI_IN_PLACE, and persistent restarts (the same program
@@ -94,7 +98,13 @@ static bool two_level(int alg)
 #define FAM_MIX (NALGS + COLL_RDMA_NCOLLS)
 #define FAM_SMALL (FAM_MIX + 2)
 #define FAM_BCAST_NODES (FAM_SMALL + 1)
-#define NFAMS (FAM_BCAST_NODES + 1)
+#define FAM_RULE_SEGMENTS (FAM_BCAST_NODES + 1)
+#define NFAMS (FAM_RULE_SEGMENTS + 1)
+/* tuning rules that name the algorithms of the segment regions up to 1, 100, 300 and 8192
+ * bytes (segment_rules()) */
+#define NREACH 4
+static const size_t rule_reach[NREACH] = {1, 100, 300, 8192};
+static coll_rdma_rules_t *reach_rules[NREACH];
 
 static uint64_t rng;
 
@@ -226,13 +236,14 @@ static void make_call(sim_scenario_t *sc, int i, int k)
     coll_rdma_nway_plan_t plan;
     coll_rdma_window_t w;
     int P = sc->P;
-    size_t read_seg = COLL_RDMA_ALLTOALL == algs[k].coll
-                          ? coll_rdma_window_a2a_read_segment(cfg, P)
-                          : cfg->allreduce_rsag_segment_bytes;
+    size_t read_seg;
 
     memset(c, 0, sizeof(*c));
     memset(&w, 0, sizeof(w));
     coll_rdma_window_layout(&w, cfg, P, 0);
+    /* the segments the plans cut: the window's (the configured ones where forced) */
+    read_seg = COLL_RDMA_ALLTOALL == algs[k].coll ? w.read_alltoall.segment
+                                                  : w.read_allgather.segment;
     c->coll = algs[k].coll;
     c->alg = algs[k].alg;
     c->root = pick(P);
@@ -258,7 +269,7 @@ static void make_call(sim_scenario_t *sc, int i, int k)
     case COLL_RDMA_ALLREDUCE:
         if (COLL_RDMA_ALG_RING == c->alg || COLL_RDMA_ALG_RSAG == c->alg) {
             size_t seg = (COLL_RDMA_ALG_RING == c->alg ? cfg->allreduce_ring_segment_bytes
-                                                       : cfg->allreduce_rsag_segment_bytes)
+                                                       : w.rsag_allreduce.segment)
                          / SIM_ELEM,
                    max = 4 * (size_t) P + 8;
             c->count = (size_t) PICK(1, P - 1, P, P + 1, (long long) (seg * P),
@@ -280,7 +291,7 @@ static void make_call(sim_scenario_t *sc, int i, int k)
         break;
     case COLL_RDMA_REDUCE:
         /* knomial and hier: in chunks of reduce_bytes above it (coll_rdma_plan()) */
-        c->count = some_size((COLL_RDMA_ALG_RSAG == c->alg ? cfg->allreduce_rsag_segment_bytes * 3
+        c->count = some_size((COLL_RDMA_ALG_RSAG == c->alg ? w.rsag_reduce.segment * 3
                               : pick(4)                    ? w.reduce_bytes
                                                            : 3 * w.reduce_bytes + SIM_ELEM)
                              / SIM_ELEM);
@@ -319,6 +330,19 @@ static int random_alg(int coll, const sim_scenario_t *sc)
     }
 }
 
+/* An algorithm of a segment region: rsag, the read allgather or alltoall. */
+static int segment_alg(void)
+{
+    for (;;) {
+        int k = pick(NALGS);
+        if (COLL_RDMA_ALG_RSAG == algs[k].alg
+            || (COLL_RDMA_ALG_READ == algs[k].alg
+                && (COLL_RDMA_ALLGATHER == algs[k].coll || COLL_RDMA_ALLTOALL == algs[k].coll))) {
+            return k;
+        }
+    }
+}
+
 static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
 {
     rng = seed * 1000003ULL + (uint64_t) P * 7919ULL + (uint64_t) fam;
@@ -335,6 +359,23 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
     } else if (fam < FAM_SMALL) {
         sc->all_direct = FAM_MIX == fam;
         sc->ncalls = 10;
+    } else if (FAM_RULE_SEGMENTS == fam) {
+        /* the segment regions sized by tuning rules below the configured
+         * segment (coll_rdma_layout.h): nothing forced, the rules name
+         * them; the plans go through several of the window's segments */
+        int r = P <= 4 && pick(2) ? NREACH - 1 : pick(NREACH - 1);
+
+        sc->all_direct = true;
+        sc->ncalls = 8;
+        if (NREACH - 1 == r) { /* the default segment, rules reaching 8 KiB */
+            sc->cfg.allreduce_rsag_segment_bytes = 256 * 1024;
+            if (sc->cfg.allreduce_max_bytes < 65536) { /* calls of several segments */
+                sc->cfg.allreduce_max_bytes = 65536;
+            }
+        }
+        sc->cfg.alg[COLL_RDMA_ALLREDUCE] = sc->cfg.alg[COLL_RDMA_REDUCE] = COLL_RDMA_ALG_AUTO;
+        sc->cfg.alg[COLL_RDMA_ALLGATHER] = sc->cfg.alg[COLL_RDMA_ALLTOALL] = COLL_RDMA_ALG_AUTO;
+        sc->cfg.rules = reach_rules[r];
     } else if (FAM_BCAST_NODES == fam) {
         /* read bcasts (every rank reads the root's read ring) and two-level
          * ones (a node reads its carrier's) of one communicator, every
@@ -371,8 +412,9 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
                 : fam < FAM_MIX          ? random_alg(fam - FAM_COLL, sc)
                 : fam < FAM_SMALL        ? random_alg(-1, sc)
                 : FAM_BCAST_NODES == fam ? (pick(2) ? BCAST_READ : BCAST_HIER)
-                : pick(4)                ? BCAST_READ
-                                         : random_alg(-1, sc);
+                : FAM_RULE_SEGMENTS == fam ? segment_alg()
+                : pick(4)                  ? BCAST_READ
+                                           : random_alg(-1, sc);
         make_call(sc, i, k);
         if (FAM_SMALL == fam && BCAST_READ == k && sc->calls[i].replay_of < 0 && pick(4)) {
             sc->calls[i].bytes = 1 + (size_t) pick(COLL_RDMA_BCAST_SMALL_BYTES + 1);
@@ -390,6 +432,7 @@ static void describe(const sim_scenario_t *sc, int fam, uint64_t seed)
            : fam < FAM_MIX          ? "one collective"
            : fam < FAM_SMALL        ? "mixed"
            : FAM_BCAST_NODES == fam ? "read and two-level bcasts"
+           : FAM_RULE_SEGMENTS == fam ? "segments sized by rules"
                                     : "small bcast ring",
            sc->all_direct ? "all mapped" : "put path", sc->copied ? " (copied puts)" : "",
            sc->nodes, sc->groups,
@@ -475,6 +518,26 @@ static int window_memory(int print)
     return bad;
 }
 
+/* Parse reach_rules[], rule_reach[i] bytes each; 0 when done. */
+static int segment_rules(void)
+{
+    char text[256], err[256];
+
+    for (int i = 0; i < NREACH; ++i) {
+        snprintf(text, sizeof(text),
+                 "allreduce 1- 0-%zu rsag\nreduce 1- 0-%zu rsag\n"
+                 "allgather 1- 0-%zu read\nalltoall 1- 0-%zu read\n",
+                 rule_reach[i], rule_reach[i], rule_reach[i], rule_reach[i]);
+        reach_rules[i] = coll_rdma_rules_parse_text(text, coll_rdma_names_vocab(), err,
+                                                    sizeof(err));
+        if (NULL == reach_rules[i]) {
+            printf("FAIL the segment rules: %s\n", err);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     /* P = 1..20 in full, then a sample up to 64 (powers of two and their neighbours) */
@@ -507,6 +570,9 @@ int main(int argc, char **argv)
     if (COLL_RDMA_BCAST != algs[BCAST_READ].coll || COLL_RDMA_ALG_READ != algs[BCAST_READ].alg
         || COLL_RDMA_BCAST != algs[BCAST_HIER].coll || COLL_RDMA_ALG_HIER != algs[BCAST_HIER].alg) {
         printf("FAIL internal: algs[BCAST_READ] or algs[BCAST_HIER] is not that bcast\n");
+        return 1;
+    }
+    if (0 != segment_rules()) {
         return 1;
     }
     failed += window_memory(0);
@@ -554,5 +620,8 @@ int main(int argc, char **argv)
            (unsigned long long) st.posts, (unsigned long long) st.deferred,
            (unsigned long long) st.overwrites, (double) (clock() - t0) / CLOCKS_PER_SEC);
     printf("%d passed, %d failed\n", passed, failed);
+    for (int r = 0; r < NREACH; ++r) {
+        coll_rdma_rules_free(reach_rules[r]);
+    }
     return failed > 0 ? 1 : 0;
 }
