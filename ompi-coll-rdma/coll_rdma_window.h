@@ -178,7 +178,6 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
  */
 size_t coll_rdma_window_default_budget(int local_procs);
 
-
 /**
  * Bytes of this rank's exchange blob: window base, packed rkey and worker
  * address.  coll_rdma_window_pack() writes exactly that many bytes.
