@@ -208,7 +208,7 @@ static int rdma_register(void)
             "member). 0 (default): a quarter of the size of the directory UCX maps windows from "
             "(UCX_POSIX_DIR from the environment, else /dev/shm) shared among the node's "
             "processes, raised to 4 MiB (one window of a communicator of up to 8 ranks) as far "
-            "as half of it shared among them allows, at most 32 MiB; 32 MiB where the directory's "
+            "as half of it shared among them allows, at most 24 MiB; 24 MiB where the directory's "
             "size is unknown (unreadable, or an unlimited tmpfs). No value switches it off; a "
             "large one leaves only the directory's room as limit. May differ between ranks",
             MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_4, &c->window_budget_bytes);

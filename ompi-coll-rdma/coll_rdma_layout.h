@@ -398,7 +398,10 @@ int coll_rdma_config_bound_sizes(coll_rdma_config_t *cfg, coll_rdma_size_said_fn
 size_t coll_rdma_layout_region_slot(const coll_rdma_layout_t *l, const coll_rdma_region_t *r,
                                     int s);
 
-#define COLL_RDMA_WINDOW_BUDGET_MAX ((size_t) 32 << 20)
+/* 24 MiB: at 2 ranks 12 windows of the defaults' 2.05 MB per process, so
+ * that 2 processes keep at most about 50 MB of /dev/shm with Open MPI's own
+ * (issue 36's 64 MB for 200 communicators at 2 ranks); at 16 ranks 5 */
+#define COLL_RDMA_WINDOW_BUDGET_MAX ((size_t) 24 << 20)
 #define COLL_RDMA_WINDOW_BUDGET_FLOOR ((size_t) 4 << 20)
 
 /**
@@ -411,7 +414,7 @@ size_t coll_rdma_layout_region_slot(const coll_rdma_layout_t *l, const coll_rdma
  * COLL_RDMA_WINDOW_BUDGET_MAX; COLL_RDMA_WINDOW_BUDGET_MAX where the size
  * is unknown.  Docker's default 64 MiB /dev/shm: 16 MiB at 1 process, 8 at
  * 2, 4 at 4 to 8 (one window of a communicator of up to 8 ranks at the
- * defaults), 2 at 16 (none); a 24 GiB one: 32 MiB.
+ * defaults), 2 at 16 (none); a 24 GiB one: 24 MiB.
  */
 size_t coll_rdma_window_budget_of(size_t dir_bytes, int local_procs);
 

@@ -729,7 +729,7 @@ done
 #     ranks (before: 64-byte slots, posts of up to 4 MiB past them), and the
 #     bcast segment at -1 (slots of bcast_max_bytes): served to 1 MiB, in a
 #     window of 78 MB at 5 ranks, which needs a budget above the default's
-#     32 MiB (coll_rdma_window_budget_bytes; without it, no window);
+#     24 MiB (coll_rdma_window_budget_bytes; without it, no window);
 #   window: window_max_bytes at -1 alone (2^40), served.
 SIZE_PARAMS_ALL="bcast_segment_bytes bcast_max_bytes allreduce_max_bytes allreduce_short_max_bytes allreduce_read_max_bytes allreduce_ssp_max_bytes allgather_max_bytes alltoall_max_bytes reduce_max_bytes allreduce_ring_segment_bytes allreduce_rsag_segment_bytes"
 SIZE_PARAMS_LIMITS="bcast_max_bytes allreduce_max_bytes allgather_max_bytes alltoall_max_bytes reduce_max_bytes allreduce_ssp_max_bytes"

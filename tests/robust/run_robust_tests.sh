@@ -170,8 +170,8 @@ rcase mismatch-local-params-np3 3 "--mca op ^avx" \
 # 10000 dup/free cycles with a checked collective on each, then 500
 # communicators alive at once; the program fails when /dev/shm mappings, open
 # files or resident memory do not come back after the warm-up.
-# The window budget (coll_rdma_window_budget_bytes, 32 MiB at most by
-# default: 16 windows of 2 ranks) raised out of the way: the churn cases keep
+# The window budget (coll_rdma_window_budget_bytes, 24 MiB at most by
+# default: 12 windows of 2 ranks) raised out of the way: the churn cases keep
 # hundreds of windows alive at once, every one served (nowin).
 CHURN_BUDGET="--mca coll_rdma_window_budget_bytes 4000000000"
 churn_summary() {
