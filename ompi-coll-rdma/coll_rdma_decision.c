@@ -518,7 +518,7 @@ int coll_rdma_decide_reduce(const coll_rdma_config_t *cfg, int comm_size, size_t
      * one instance: the asked hier where it has a node map, else the
      * k-nomial tree.  A chunk must hold one element of every type the
      * self-test can mark (<= 8 bytes); where it cannot, rsag in the window's
-     * smaller segments, if it has any (as where they were whole).
+     * segments, even cut ones, if it has any.
      */
     if (rsag_rescues(cfg, &f)) {
         any_size = COLL_RDMA_ALG_RSAG;

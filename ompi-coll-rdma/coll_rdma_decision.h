@@ -20,7 +20,8 @@ typedef struct coll_rdma_reach {
     /* payload bytes of the window's rsag segment for allreduce / reduce
      * (coll_rdma_layout.h): the configured allreduce_rsag_segment_bytes where
      * rsag is the collective's forced algorithm or a tuning or default rule
-     * reaches it beyond, what the rules reach (in whole lines) where less, 0
+     * reaches it at least as far, what the rules reach (in whole lines, at
+     * most the configured one) where less, 0
      * where nothing names it; a function of the agreed configuration and the
      * communicator size */
     size_t rsag_allreduce, rsag_reduce;

@@ -265,7 +265,7 @@ static size_t layout_block_regions(coll_rdma_layout_t *l, const coll_rdma_config
  * allgather and alltoall) from *off (advanced past it): two slots (instance
  * parity), for alltoall two per destination (parity q, destination d: slot
  * q * P + d), of one segment each: the configured one where that algorithm
- * is forced or a rule reaches it beyond, else what the rules reach with it
+ * is forced or a rule reaches at least as far, else what the rules reach with it
  * (rsag: message bytes; allgather and alltoall: a block, the alltoall's per
  * destination, as its segment) rounded up to a line, which holds one
  * element of any type; none where nothing names it (the built-in table

@@ -118,6 +118,9 @@ static int rsag_plan(coll_rdma_op_t *op, const coll_rdma_rsag_region_t *r, int r
     coll_rdma_slot_t done = coll_rdma_slot(r->off_done, COLL_RDMA_LINE, 2);
     uint32_t g = 0;
 
+    if (0 == seg) { /* fits() refuses it first; never loop without advancing */
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
     for (size_t first = 0; first < op->count; first += seg, ++g) {
         size_t n = op->count - first < seg ? op->count - first : seg;
         size_t lo, hi;
@@ -181,6 +184,9 @@ int coll_rdma_allgather_read_plan(coll_rdma_op_t *op)
     coll_rdma_slot_t in = coll_rdma_slot(r->off, r->slot_size, 2);
     uint32_t g = 0;
 
+    if (0 == seg) { /* as rsag_plan() */
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
     for (size_t first = 0; first < block; first += seg, ++g) {
         size_t n = block - first < seg ? block - first : seg;
 
@@ -221,6 +227,9 @@ int coll_rdma_alltoall_read_plan(coll_rdma_op_t *op)
     coll_rdma_slot_t mine = a2a_slot(r, size, rank);
     uint32_t g = 0;
 
+    if (0 == seg) { /* as rsag_plan() */
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
     for (size_t first = 0; first < block; first += seg, ++g) {
         size_t n = block - first < seg ? block - first : seg;
 

@@ -99,6 +99,17 @@ int main(void)
     cfg.alg[COLL_RDMA_REDUCE] = COLL_RDMA_ALG_RSAG;
     expect("forced rsag, reduce past reduce_max_bytes", &cfg, 2, COLL_RDMA_REDUCE, 8 << 20,
            COLL_RDMA_ALG_RSAG, true);
+    /* forced k-nomial: no rsag segment in the window, so a rescue never takes
+     * rsag: the k-nomial chunks, and where no chunk holds an element, none */
+    cfg.defaults = defaults;
+    cfg.alg[COLL_RDMA_REDUCE] = COLL_RDMA_ALG_KNOMIAL;
+    expect("forced k-nomial, reduce of 1 MiB", &cfg, 2, COLL_RDMA_REDUCE, 1 << 20,
+           COLL_RDMA_ALG_KNOMIAL, true);
+    cfg.reduce_max_bytes = 4;
+    expect("forced k-nomial, 4-byte reduce slots", &cfg, 3, COLL_RDMA_REDUCE, 16384,
+           COLL_RDMA_ALG_FALLBACK, false);
+    cfg.reduce_max_bytes = 4 << 20;
+    cfg.defaults = NULL;
     /* a tuning rule reaching rsag to 100 KiB: within it rsag, beyond it the ring */
     cfg.alg[COLL_RDMA_REDUCE] = COLL_RDMA_ALG_AUTO;
     cfg.rules = tuning;
