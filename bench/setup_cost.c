@@ -23,9 +23,13 @@
  *            number: the set-up call, unless noise was worse.
  *   steady   the median of STEADY (default 2000) more such calls, each timed
  *            alone, back to back (max over ranks of the per-rank median).
- *   dup2     the 17th call on a second dup'ed communicator: with the
- *            default coll_rdma_window_setup_calls, its window set-up once
- *            UCX already runs in the process.
+ *   dup2     the slowest of calls 15 to 18 on a second dup'ed communicator
+ *            (max over ranks of each): with the default
+ *            coll_rdma_window_setup_calls, its window's set-up once UCX
+ *            already runs in the process.
+ *   dup3     the same on a third, dup'ed after the second was freed on
+ *            every rank: its window comes from the pool
+ *            (coll_rdma_window_pool), without new shared memory.
  *   fin      MPI_Finalize, rank 0 only.
  * KIND (-k) says how each allreduce is called: blocking (MPI_Allreduce, the
  * default), nonblocking (MPI_Iallreduce then MPI_Wait) or persistent (one
@@ -35,7 +39,7 @@
  * or MPI_Start must not wait for other ranks).
  * Output: one line on rank 0,
  *   init_us=.. initmin_us=.. call1_us=.. ... callN_us=.. worst_us=.. worstat_us=..
- *   steady_us=.. dup2_us=.. startmax_us=.. fin_us=..  (worstat is a call number; every
+ *   steady_us=.. dup2_us=.. dup3_us=.. startmax_us=.. fin_us=..  (worstat is a call number; every
  *   key ends in _us for the summary script)
  * Every result is checked (sum of rank + call numbers); a wrong one aborts.
  */
@@ -192,9 +196,9 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
 
-    /* v[0] init, v[1..calls] the first calls, then steady median, dup2's 17th,
-     * the longest start */
-    int nv = calls + 4;
+    /* v[0] init, v[1..calls] the first calls, then steady median, dup2's and
+     * dup3's set-up calls, the longest start */
+    int nv = calls + 5;
     double *v = calloc(nv, sizeof(double)), *st = malloc(sizeof(double) * steady);
 
     v[0] = init_us;
@@ -214,22 +218,31 @@ int main(int argc, char **argv)
     qsort(st, steady, sizeof(double), cmp_double);
     v[calls + 1] = st[steady / 2];
 
-    MPI_Comm_dup(MPI_COMM_WORLD, &dup2);
-    for (int c = 1; c <= 17; ++c) {
-        p2p_barrier(MPI_COMM_WORLD);
-        double t = now_us();
-        checked_allreduce(dup2, 1, c, rank, size);
-        v[calls + 2] = now_us() - t;
-    }
-    for (int k = 0; k < 2; ++k) {
-        if (MPI_REQUEST_NULL != preq[k]) {
-            MPI_Request_free(&preq[k]);
+    /* dup2, then dup3 once dup2 (and its persistent request) is freed on every
+     * rank (they all entered the dup of dup3, which agrees on its ID) */
+    for (int d = 0; d < 2; ++d) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup2);
+        v[calls + 2 + d] = 0;
+        for (int c = 1; c <= 18; ++c) {
+            p2p_barrier(MPI_COMM_WORLD);
+            double t = now_us();
+            checked_allreduce(dup2, 1, c, rank, size);
+            t = now_us() - t;
+            if (c >= 15 && t > v[calls + 2 + d]) {
+                v[calls + 2 + d] = t;
+            }
         }
+        if (MPI_REQUEST_NULL != preq[1]) {
+            MPI_Request_free(&preq[1]);
+        }
+        MPI_Comm_free(&dup2);
     }
-    MPI_Comm_free(&dup2);
+    if (MPI_REQUEST_NULL != preq[0]) {
+        MPI_Request_free(&preq[0]);
+    }
     MPI_Comm_free(&dup);
 
-    v[calls + 3] = start_max;
+    v[calls + 4] = start_max;
     double init_min = init_us;
     max_over_ranks(v, nv, rank, size, &init_min);
     if (0 == rank) {
@@ -242,8 +255,8 @@ int main(int argc, char **argv)
             worst = v[c] > v[worst] ? c : worst;
         }
         printf(" worst_us=%.1f worstat_us=%d", v[worst], worst);
-        printf(" steady_us=%.2f dup2_us=%.1f startmax_us=%.1f", v[calls + 1], v[calls + 2],
-               v[calls + 3]);
+        printf(" steady_us=%.2f dup2_us=%.1f dup3_us=%.1f startmax_us=%.1f", v[calls + 1],
+               v[calls + 2], v[calls + 3], v[calls + 4]);
     }
     free(v);
     free(st);

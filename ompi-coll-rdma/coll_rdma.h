@@ -24,6 +24,7 @@ typedef struct mca_coll_rdma_component_t {
     int window_setup_calls;     /* calls a communicator leaves to the fallback before set-up */
     size_t window_max_bytes;    /* cap on this rank's window (0: none); need not agree */
     size_t window_budget_bytes; /* cap on all of this process's windows (0: the default) */
+    int window_pool;            /* freed windows kept mapped for reuse (0: none) */
     int lazy_connect;           /* 1: attach off-node peers at their first use; need not agree */
     char *tuning_file;          /* coll_rdma_tuning_file: the rules file's path, or NULL */
     int default_rules;          /* coll_rdma_default_rules: 1, auto takes the measured rules */

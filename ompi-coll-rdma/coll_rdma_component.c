@@ -13,6 +13,7 @@
 #include "coll_rdma_rules.h"
 #include "coll_rdma_stats.h"
 #include "coll_rdma_ucx.h"
+#include "coll_rdma_window.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
     .verbose = 0,
     .poll_spins = 256,
     .window_setup_calls = 16,
+    .window_pool = 2,
     .lazy_connect = 1,
     .default_rules = 1,
     .config = COLL_RDMA_CONFIG_DEFAULTS,
@@ -212,6 +214,12 @@ static int rdma_register(void)
             "size is unknown (unreadable, or an unlimited tmpfs). No value switches it off; a "
             "large one leaves only the directory's room as limit. May differ between ranks",
             MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_4, &c->window_budget_bytes);
+    reg_int("window_pool",
+            "Windows of freed communicators this process keeps mapped (within the budget) for the "
+            "next communicator's window of about their size, which then costs no new shared "
+            "memory; one is reused only once every peer freed its communicator too, and only "
+            "where every rank mapped every window (one node). 0 to 16; 0: none. May differ "
+            "between ranks", OPAL_INFO_LVL_4, &c->window_pool);
     /* Local, not agreed: which peers a rank attaches at set-up changes
      * nothing that another rank sees. */
     reg_int("lazy_connect",
@@ -563,6 +571,7 @@ static int rdma_open(void)
     clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
     clamp("window_setup_calls", &mca_coll_rdma_component.window_setup_calls, 0, 1 << 30);
     clamp("lazy_connect", &mca_coll_rdma_component.lazy_connect, 0, 1);
+    clamp("window_pool", &mca_coll_rdma_component.window_pool, 0, COLL_RDMA_WINDOW_POOL_MAX);
     clamp("default_rules", &mca_coll_rdma_component.default_rules, 0, 1);
     load_rules(cfg, mca_coll_rdma_component.tuning_file,
                0 != mca_coll_rdma_component.default_rules);
@@ -573,9 +582,16 @@ static int rdma_open(void)
 static int rdma_close(void)
 {
     if (coll_rdma_verbose(1)) {
+        uint64_t taken, kept;
         coll_rdma_stats_print(coll_rdma_coll_names, coll_rdma_alg_names, coll_rdma_reason_names);
+        coll_rdma_window_pool_counts(&taken, &kept);
+        coll_rdma_output("windows: kept=%llu reused=%llu (of freed communicators, for reuse)",
+                         (unsigned long long) kept, (unsigned long long) taken);
     }
     coll_rdma_module_fini_all(); /* windows of communicators MPI_Finalize left alive */
+    coll_rdma_ucx_lock();
+    coll_rdma_window_pool_drain();
+    coll_rdma_ucx_unlock();
     coll_rdma_request_fini();
     coll_rdma_ucx_fini();
     coll_rdma_rules_free((coll_rdma_rules_t *) mca_coll_rdma_component.config.rules);
@@ -600,6 +616,7 @@ static mca_coll_base_module_t *rdma_comm_query(struct ompi_communicator_t *comm,
     coll_rdma_module_params_t params = {.window_setup_calls = c->window_setup_calls,
                                         .window_max_bytes = c->window_max_bytes,
                                         .window_budget_bytes = c->window_budget_bytes,
+                                        .window_pool = c->window_pool,
                                         .poll_spins = c->poll_spins,
                                         .lazy_connect = 0 != c->lazy_connect};
     mca_coll_rdma_module_t *m;

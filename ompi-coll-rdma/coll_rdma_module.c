@@ -44,6 +44,7 @@ static coll_rdma_setup_args_t setup_args(mca_coll_rdma_module_t *m, struct ompi_
                                 .fallback_wrong = m->fallback_wrong,
                                 .window_max_bytes = m->params.window_max_bytes,
                                 .window_budget_bytes = m->params.window_budget_bytes,
+                                .window_pool = m->params.window_pool,
                                 .poll_spins = m->params.poll_spins,
                                 .lazy_connect = m->params.lazy_connect};
     return a;

@@ -30,6 +30,7 @@ typedef struct coll_rdma_module_params {
     size_t window_max_bytes; /* cap on this rank's window (0: none) */
     size_t window_budget_bytes; /* cap on all this process's windows at once (0: none; the
                                  * parameter's 0 arrives as its default) */
+    int window_pool;        /* freed windows kept for reuse (0: none) */
     int poll_spins;         /* polls of a word between two opal_progress() calls */
     bool lazy_connect;      /* attach off-node peers at their first use */
 } coll_rdma_module_params_t;

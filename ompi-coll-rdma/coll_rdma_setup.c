@@ -156,6 +156,7 @@ static void local_part(coll_rdma_setup_t *s)
         if (OMPI_SUCCESS == rc) {
             coll_rdma_window_limits_t limits = {.max_bytes = s->a.window_max_bytes,
                                                 .budget_bytes = s->a.window_budget_bytes,
+                                                .pool_windows = s->a.window_pool,
                                                 .local_ranks = local_ranks(s->a.comm)};
             coll_rdma_nowin_info_t nowin;
             s->win = coll_rdma_window_alloc(cfg, &limits, s->size, s->rank, &nowin);
@@ -327,6 +328,9 @@ static void after_attached(coll_rdma_setup_t *s)
     if (s->agreed) {
         coll_rdma_agree_nodes(win, s->oks, s->leader_of, s->map_hash);
     }
+    /* every rank maps every window: each releases the others' at its free,
+     * so each may keep its own for reuse (coll_rdma_window.h, "the pool") */
+    win->poolable = s->agreed && win->all_direct;
 }
 
 /*

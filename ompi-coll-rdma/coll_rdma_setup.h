@@ -34,6 +34,7 @@ typedef struct coll_rdma_setup_args {
     size_t window_max_bytes;    /* this rank's cap on one window (0: none); need not agree */
     size_t window_budget_bytes; /* on all of this process's windows (0: none; the parameter's 0
                                  * arrives as its default); need not agree */
+    int window_pool;            /* freed windows kept for reuse (0: none); need not agree */
     int poll_spins;
     bool lazy_connect;
 } coll_rdma_setup_args_t;

@@ -97,6 +97,17 @@ fail:
     return OMPI_ERR_OUT_OF_RESOURCE;
 }
 
+int coll_rdma_ucx_mem_repack(coll_rdma_ucx_mem_t *mem)
+{
+    if (NULL != mem->rkey_buf) {
+        return OMPI_SUCCESS;
+    }
+    return UCS_OK == UCX_CALL(ucp_rkey_pack)(coll_rdma_ucx_context, mem->memh, &mem->rkey_buf,
+                                             &mem->rkey_len)
+               ? OMPI_SUCCESS
+               : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
 void coll_rdma_ucx_mem_free(coll_rdma_ucx_mem_t *mem)
 {
     coll_rdma_ucx_address_done(mem);

@@ -48,6 +48,10 @@ typedef struct coll_rdma_ucx_remote {
  */
 int coll_rdma_ucx_mem_alloc(size_t bytes, coll_rdma_ucx_mem_t *mem, void **base);
 
+/** Pack the rkey of memory whose packed rkey was released (a window kept
+ * for reuse, coll_rdma_window.h, "the pool") again; UCX lock held. */
+int coll_rdma_ucx_mem_repack(coll_rdma_ucx_mem_t *mem);
+
 /** Unregister and free window memory, its packed rkey too.  UCX lock held. */
 void coll_rdma_ucx_mem_free(coll_rdma_ucx_mem_t *mem);
 

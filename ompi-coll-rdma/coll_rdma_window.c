@@ -116,6 +116,11 @@ static bool within_limits(size_t bytes, const coll_rdma_window_limits_t *l, int 
         }
         return false;
     }
+    /* freed windows kept for reuse give way to a new one */
+    while (l->budget_bytes > 0 && (mapped > l->budget_bytes || bytes > l->budget_bytes - mapped)
+           && coll_rdma_window_pool_evict()) {
+        mapped = coll_rdma_ucx_mapped();
+    }
     if (l->budget_bytes > 0 && (mapped > l->budget_bytes || bytes > l->budget_bytes - mapped)) {
         *why = COLL_RDMA_NOWIN_BUDGET;
         if (coll_rdma_verbose(1)) {
@@ -124,6 +129,8 @@ static bool within_limits(size_t bytes, const coll_rdma_window_limits_t *l, int 
                              bytes, mapped, l->budget_bytes);
         }
         return false;
+    }
+    while (!shm_room(bytes, l->local_ranks, &free_bytes) && coll_rdma_window_pool_evict()) {
     }
     if (!shm_room(bytes, l->local_ranks, &free_bytes)) {
         *why = COLL_RDMA_NOWIN_SHM;
@@ -165,10 +172,15 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
         return NULL;
     }
     nowin->bytes = win->size;
-    /* the limits first: the cheapest test, and the one most often met (a
-     * process with many communicators); again under the lock at mapping */
+    win->pool_windows = limits->pool_windows;
+    /* a freed window every peer released, else the limits: the cheapest
+     * test, and the one most often met (a process with many communicators);
+     * again under the lock at mapping */
     coll_rdma_ucx_lock();
-    rc = within_limits(win->size, limits, why) ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+    win->reused = (0 == limits->max_bytes || win->size <= limits->max_bytes)
+                  && coll_rdma_window_pool_take(win->size, &win->mem, &win->base);
+    rc = win->reused || within_limits(win->size, limits, why) ? OMPI_SUCCESS
+                                                              : OMPI_ERR_OUT_OF_RESOURCE;
     coll_rdma_ucx_unlock();
     if (OMPI_SUCCESS != rc) {
         free(win);
@@ -181,15 +193,16 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
                              "up to %d: no window on this communicator",
                              open_fds, fd_limit, COLL_RDMA_FD_MARGIN);
         }
-        free(win);
-        return NULL;
+        rc = OMPI_ERR_OUT_OF_RESOURCE;
     }
 
     /* every array, the node map's too: one missing would leave this rank
      * alone without a node map (a decision unlike its peers'); failing
      * here says ok = 0 in the set-up's exchange and no rank gets a window */
-    rc = OMPI_ERR_OUT_OF_RESOURCE;
-    win->peers = calloc(comm_size, sizeof(*win->peers));
+    if (OMPI_SUCCESS == rc) {
+        rc = OMPI_ERR_OUT_OF_RESOURCE;
+        win->peers = calloc(comm_size, sizeof(*win->peers));
+    }
     win->credit = calloc(comm_size, sizeof(*win->credit));
     win->reduce_credit = calloc(comm_size, sizeof(*win->reduce_credit));
     win->leaders = malloc(comm_size * sizeof(int));
@@ -203,13 +216,20 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
         && NULL != win->node_of && NULL != win->node_order && NULL != win->node_pos) {
         coll_rdma_ucx_lock();
         rc = OMPI_ERR_OUT_OF_RESOURCE;
-        if (within_limits(win->size, limits, why)) {
+        if (win->reused) {
+            rc = OMPI_SUCCESS;
+        } else if (within_limits(win->size, limits, why)) {
             *why = COLL_RDMA_NOWIN_MAP;
             rc = coll_rdma_ucx_mem_alloc(win->size, &win->mem, (void **) &win->base);
         }
         coll_rdma_ucx_unlock();
     }
     if (OMPI_SUCCESS != rc) {
+        if (win->reused) { /* its release lines are zeroed: never quiescent again */
+            coll_rdma_ucx_lock();
+            coll_rdma_ucx_mem_free(&win->mem);
+            coll_rdma_ucx_unlock();
+        }
         free_arrays(win);
         free(win);
         return NULL;
@@ -360,11 +380,129 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     }
     coll_rdma_ucx_lock();
     for (int i = 0; i < win->comm_size; ++i) {
+        /* this rank's last access to the peers' windows is behind it (its
+         * communicator's last request is gone): release each, in its line */
+        if (win->poolable && i != win->rank && NULL != win->peers[i].direct) {
+            __atomic_store_n((uint64_t *) (win->peers[i].direct + win->off_release
+                                           + (size_t) win->rank * COLL_RDMA_LINE),
+                             1, __ATOMIC_RELEASE);
+        }
         coll_rdma_ucx_detach(&win->peers[i].remote);
     }
-    coll_rdma_ucx_mem_free(&win->mem);
+    if (win->poolable) {
+        coll_rdma_window_pool_put(&win->mem, win->base, win->off_release, win->comm_size,
+                                  win->rank, win->pool_windows);
+    } else {
+        coll_rdma_ucx_mem_free(&win->mem);
+    }
     coll_rdma_ucx_unlock();
     free_arrays(win);
     blobs_done(win);
     free(win);
+}
+
+/* ---- the pool (coll_rdma_window.h): freed windows kept until every peer released them ---- */
+
+typedef struct pool_entry {
+    coll_rdma_ucx_mem_t mem;
+    char *base;
+    size_t release_off; /* the release lines of the communicator it served */
+    int comm_size;
+    int rank;           /* this process's rank there (its own line is never written) */
+    uint64_t age;       /* when it was put: the smallest is evicted first */
+} pool_entry_t;
+
+static pool_entry_t pool[COLL_RDMA_WINDOW_POOL_MAX];
+static int npool;
+static uint64_t clock_put, ntaken, nkept;
+
+/* Whether every other rank of the entry's communicator stored its release. */
+static bool quiescent(const pool_entry_t *e)
+{
+    for (int i = 0; i < e->comm_size; ++i) {
+        const uint64_t *line = (const uint64_t *) (e->base + e->release_off
+                                                   + (size_t) i * COLL_RDMA_LINE);
+        if (i != e->rank && 0 == __atomic_load_n(line, __ATOMIC_ACQUIRE)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void drop(int k)
+{
+    pool[k] = pool[--npool];
+}
+
+bool coll_rdma_window_pool_take(size_t bytes, coll_rdma_ucx_mem_t *mem, char **base)
+{
+    int best = -1;
+
+    for (int k = 0; k < npool; ++k) {
+        size_t have = pool[k].mem.bytes;
+        if (have >= bytes && have - bytes <= bytes / 4
+            && (best < 0 || have < pool[best].mem.bytes) && quiescent(&pool[k])) {
+            best = k;
+        }
+    }
+    if (best < 0 || OMPI_SUCCESS != coll_rdma_ucx_mem_repack(&pool[best].mem)) {
+        return false;
+    }
+    *mem = pool[best].mem;
+    *base = pool[best].base;
+    drop(best);
+    /* not zeroed (touching every page cost 0.9-5 ms at 2 MB): the caller
+     * writes every sequence word empty, as on new memory, and no payload is
+     * read before its word arrives (coll_rdma_window.h, the arrival protocol) */
+    ++ntaken;
+    return true;
+}
+
+bool coll_rdma_window_pool_evict(void)
+{
+    int oldest = 0;
+
+    if (0 == npool) {
+        return false;
+    }
+    for (int k = 1; k < npool; ++k) {
+        if (pool[k].age < pool[oldest].age) {
+            oldest = k;
+        }
+    }
+    coll_rdma_ucx_mem_free(&pool[oldest].mem);
+    drop(oldest);
+    return true;
+}
+
+void coll_rdma_window_pool_put(coll_rdma_ucx_mem_t *mem, char *base, size_t release_off,
+                               int comm_size, int rank, int max_windows)
+{
+    if (max_windows > COLL_RDMA_WINDOW_POOL_MAX) {
+        max_windows = COLL_RDMA_WINDOW_POOL_MAX;
+    }
+    if (max_windows <= 0 || NULL == mem->memh) {
+        coll_rdma_ucx_mem_free(mem);
+        return;
+    }
+    while (npool >= max_windows) {
+        (void) coll_rdma_window_pool_evict();
+    }
+    coll_rdma_ucx_address_done(mem); /* packed again when taken */
+    pool[npool++] = (pool_entry_t){.mem = *mem, .base = base, .release_off = release_off,
+                                   .comm_size = comm_size, .rank = rank, .age = ++clock_put};
+    memset(mem, 0, sizeof(*mem));
+    ++nkept;
+}
+
+void coll_rdma_window_pool_drain(void)
+{
+    while (coll_rdma_window_pool_evict()) {
+    }
+}
+
+void coll_rdma_window_pool_counts(uint64_t *taken, uint64_t *kept)
+{
+    *taken = ntaken;
+    *kept = nkept;
 }

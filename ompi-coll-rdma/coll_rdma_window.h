@@ -64,6 +64,10 @@ typedef struct coll_rdma_window {
     bool emulated;           /* some rank has such a peer (agreed at set-up) */
     bool progress_wanted;    /* UCX progress asked of opal_progress() (first put or wait) */
     bool all_direct;         /* every rank maps every peer's window (agreed at set-up) */
+    bool poolable;           /* all_direct and agreed: at free, release every peer's window
+                              * and keep this one for reuse (the pool, below) */
+    int pool_windows;        /* the pool's size (coll_rdma_window_limits_t) */
+    bool reused;             /* its memory came from the pool */
     /* the node map (coll_rdma_topo_set_nodes): ranks that map each other's
      * windows form a node, led by its lowest rank; agreed at set-up */
     bool nodes;              /* the map holds: every rank maps the windows of its node */
@@ -126,6 +130,7 @@ typedef struct coll_rdma_window_limits {
                           * (coll_rdma_window_budget_bytes, its 0 resolved
                           * to the default by the component; 0: none) */
     int local_ranks;     /* ranks of the communicator on this node, each mapping one now */
+    int pool_windows;    /* freed windows kept for reuse (coll_rdma_window_pool; 0: none) */
 } coll_rdma_window_limits_t;
 
 /* Why coll_rdma_window_alloc() gave no window (and what it would have taken). */
@@ -225,7 +230,71 @@ static inline int coll_rdma_window_reach(coll_rdma_window_t *win, int i)
                                                 : OMPI_SUCCESS;
 }
 
-/** Release the window, its rkeys and its memory. */
+/**
+ * Release the window and its rkeys; where it is `poolable`, first store this
+ * rank's release into every peer's window, and keep its memory in the pool
+ * (below), else unmap it.
+ */
 void coll_rdma_window_free(coll_rdma_window_t *win);
+
+/*
+ * The pool: the memory of freed communicators' windows, kept mapped for the
+ * next window of about the same size, so that a program that
+ * makes and frees communicators pays UCX's mapping of new shared memory
+ * (the file written through, page faults, munmap at free: most of a
+ * window's set-up, docs/performance.md) once, not per communicator.
+ *
+ * Quiescence.  A window freed here may still be read or written by a peer of
+ * its communicator: a rank's free is local (MPI_Comm_free does not
+ * synchronize), and a slow peer may still be in a collective of that
+ * communicator, reading this rank's slot (the read bcast's readers copy from
+ * the root's window after the root returned).  So every rank, when it frees
+ * its window of a communicator whose ranks all map each other's windows
+ * (`all_direct`, agreed at set-up), stores a nonzero word into its own line
+ * of every peer's release region (coll_rdma_layout.h, "release"), after its
+ * last access to any of them (its window is freed only when its
+ * communicator's last request is); and a pooled window is taken again only
+ * once every other rank's line in it is nonzero.  Windows reached by RMA
+ * (puts over a network, or not mapped by every rank) never enter the pool:
+ * a peer could not store its release without a flush and an endpoint at
+ * free, and they are unmapped as before.
+ *
+ * The pool holds at most `max_windows` (a parameter, coll_rdma_window_pool)
+ * and counts against the window budget like any mapped window: a window
+ * that would pass the budget or the directory's room first unmaps pooled
+ * ones, the oldest first (coll_rdma_window_pool_evict()).  Everything here
+ * runs with the UCX lock held.
+ */
+/* The most windows the pool may hold, whatever the parameter says. */
+#define COLL_RDMA_WINDOW_POOL_MAX 16
+
+/**
+ * Take a pooled window of at least `bytes` bytes and at most a quarter more
+ * (the smallest such) whose every peer released it, its rkey packed again.
+ * Its bytes are the old communicator's: the caller writes every sequence
+ * word empty as on new memory, and payloads are never read before their
+ * word arrives (the arrival protocol, above), so old payload is never seen.
+ * Returns false (and changes nothing) where none qualifies.
+ */
+bool coll_rdma_window_pool_take(size_t bytes, coll_rdma_ucx_mem_t *mem, char **base);
+
+/**
+ * Keep `mem` (mapped at `base`; its communicator's release lines at
+ * `release_off`, one per rank of `comm_size`, this process `rank`) for a
+ * later window, evicting the oldest pooled windows down to `max_windows`
+ * (at most COLL_RDMA_WINDOW_POOL_MAX); max_windows <= 0 unmaps it at once.
+ * *mem is emptied either way.
+ */
+void coll_rdma_window_pool_put(coll_rdma_ucx_mem_t *mem, char *base, size_t release_off,
+                               int comm_size, int rank, int max_windows);
+
+/** Unmap the oldest pooled window; false where the pool was empty. */
+bool coll_rdma_window_pool_evict(void);
+
+/** Unmap every pooled window (MPI_Finalize, before UCX is torn down). */
+void coll_rdma_window_pool_drain(void);
+
+/** Windows taken from the pool and put into it so far, for the statistics. */
+void coll_rdma_window_pool_counts(uint64_t *taken, uint64_t *kept);
 
 #endif /* COLL_RDMA_WINDOW_H */

@@ -79,6 +79,9 @@
 #                             idup chains, MPI_Comm_free with requests pending,
 #                             skewed set-up then the previous component's calls,
 #                             a progress-only thread, Open MPI's ID-agreement shape
+#   pool-w{16,0}-np4, pool-off-np4  the window pool (tests/mpi/test_pool.c):
+#                             a freed window reused only once every peer
+#                             released it; churn with skewed frees
 #   pack-unit, gaps-{bcast,blocks,reductions}-ALG-npN, gaps-*   layouts
 #                             with gaps at every 64 KiB boundary to 1 MiB,
 #                             blocking, nonblocking, persistent (issue 27;
@@ -133,6 +136,8 @@ nbsetup-np4 nbsetup-setup0-np3 nbsetup-threads-np2 nbsetup-mismatch-np3 window-s
 # communicator-ID agreement's shapes, libnbc's tags, MPI_Finalize's order,
 # large counts): every section at an odd and an even np, both warm-ups
 around-w0-np3 around-w16-np4 around-leave-np2 around-threads-np3 around-large-np2
+# the window pool: no window reused under a slow peer, churn with skewed frees
+pool-w16-np4
 # bounded staleness (MPI_T, the info key, threads)
 ssp-bound-np3 ssp-info-np4 ssp-threads-np3
 # datatypes: packing against MPI_Pack; layouts with gaps, every form;
@@ -195,7 +200,7 @@ case_() {
     rdma_run "$name" "$out" "$err" \
         mpirun --oversubscribe -np "$np" $avxargs $(rdma_verbose_args) $mca "$TEST_COLL" $args
     rc=$?
-    reason=$(rdma_outcome $rc "$out" "$err" '^test_(coll|threads|nbc|steps|ssp|gaps|pack|nbsetup|around) OK' "'test_coll OK' (or test_threads/test_nbc/test_steps/test_ssp/test_gaps/test_pack/test_nbsetup/test_around OK) line")
+    reason=$(rdma_outcome $rc "$out" "$err" '^test_(coll|threads|nbc|steps|ssp|gaps|pack|nbsetup|around|pool) OK' "'test_coll OK' (or test_threads/test_nbc/test_steps/test_ssp/test_gaps/test_pack/test_nbsetup/test_around/test_pool OK) line")
     if [ -z "$reason" ]; then
         # shellcheck disable=SC2086
         reason=$(rdma_check_stats "$err" "$np" $checks)
@@ -1014,6 +1019,23 @@ large_req=
 [ "${ompi_major:-0}" -ge 6 ] && large_req=--require-large
 TEST_COLL=$AROUND_BIN case_ "around-large-np2" 2 avx-off "--mca coll_rdma_window_setup_calls 0" \
     "--warmup 0 --only large $large_req" ""
+
+# 9d. The window pool (issue 36; tests/mpi/test_pool.c): a freed
+#     communicator's window is reused only once every peer released it (a
+#     rank whose read bcast of the freed communicator is still pending must
+#     get that communicator's data while the root sets another communicator
+#     up; fails on a pool that does not wait: checked by removing the wait),
+#     and then is reused (rank 0's "windows: reused=N", N >= 1); dup/free
+#     churn with checked results and frees skewed by up to 2 ms; with the pool
+#     off nothing is kept.
+POOL_BIN=$(build_test test_pool)
+for w in 16 0; do
+    TEST_COLL=$POOL_BIN case_ "pool-w$w-np4" 4 avx-off "--mca coll_rdma_window_setup_calls $w" \
+        "--warmup $w --cycles 60" \
+        "served:bcast:read someserved:ibcast:read says:rank.0:.windows:.kept=[0-9]+.reused=[1-9] modules:balanced"
+done
+TEST_COLL=$POOL_BIN case_ "pool-off-np4" 4 avx-off "--mca coll_rdma_window_pool 0" "--cycles 20" \
+    "served:bcast:read says:rank.0:.windows:.kept=0.reused=0 modules:balanced"
 
 # A parameter that differs on one rank, over a hundred communicators: the
 # agreement warns once (review 2026-11-27, U6: it warned at every
