@@ -225,7 +225,7 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
         coll_rdma_ucx_unlock();
     }
     if (OMPI_SUCCESS != rc) {
-        if (win->reused) { /* its release lines are zeroed: never quiescent again */
+        if (win->reused) { /* its release words are zeroed: never quiescent again */
             coll_rdma_ucx_lock();
             coll_rdma_ucx_mem_free(&win->mem);
             coll_rdma_ucx_unlock();
@@ -250,6 +250,8 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
                 win->regions[r].empty;
         }
     }
+    /* no peer released this window yet (the pool's quiescence) */
+    memset(win->base + win->off_release, 0, (size_t) comm_size * sizeof(uint64_t));
     for (int i = 0; i < comm_size; ++i) {
         win->credit[i] = win->seq_start - 1;
         win->reduce_credit[i] = win->seq_start - 1;
@@ -381,10 +383,10 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     coll_rdma_ucx_lock();
     for (int i = 0; i < win->comm_size; ++i) {
         /* this rank's last access to the peers' windows is behind it (its
-         * communicator's last request is gone): release each, in its line */
+         * communicator's last request is gone): release each, in its word */
         if (win->poolable && i != win->rank && NULL != win->peers[i].direct) {
-            __atomic_store_n((uint64_t *) (win->peers[i].direct + win->off_release
-                                           + (size_t) win->rank * COLL_RDMA_LINE),
+            __atomic_store_n((uint64_t *) (win->peers[i].direct + win->off_release)
+                                 + win->rank,
                              1, __ATOMIC_RELEASE);
         }
         coll_rdma_ucx_detach(&win->peers[i].remote);
@@ -406,9 +408,9 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
 typedef struct pool_entry {
     coll_rdma_ucx_mem_t mem;
     char *base;
-    size_t release_off; /* the release lines of the communicator it served */
+    size_t release_off; /* the release words of the communicator it served */
     int comm_size;
-    int rank;           /* this process's rank there (its own line is never written) */
+    int rank;           /* this process's rank there (its own word is never written) */
     uint64_t age;       /* when it was put: the smallest is evicted first */
 } pool_entry_t;
 
@@ -420,9 +422,8 @@ static uint64_t clock_put, ntaken, nkept;
 static bool quiescent(const pool_entry_t *e)
 {
     for (int i = 0; i < e->comm_size; ++i) {
-        const uint64_t *line = (const uint64_t *) (e->base + e->release_off
-                                                   + (size_t) i * COLL_RDMA_LINE);
-        if (i != e->rank && 0 == __atomic_load_n(line, __ATOMIC_ACQUIRE)) {
+        const uint64_t *word = (const uint64_t *) (e->base + e->release_off) + i;
+        if (i != e->rank && 0 == __atomic_load_n(word, __ATOMIC_ACQUIRE)) {
             return false;
         }
     }

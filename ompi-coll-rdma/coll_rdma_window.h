@@ -250,11 +250,11 @@ void coll_rdma_window_free(coll_rdma_window_t *win);
  * communicator, reading this rank's slot (the read bcast's readers copy from
  * the root's window after the root returned).  So every rank, when it frees
  * its window of a communicator whose ranks all map each other's windows
- * (`all_direct`, agreed at set-up), stores a nonzero word into its own line
+ * (`all_direct`, agreed at set-up), stores a nonzero word into its own place
  * of every peer's release region (coll_rdma_layout.h, "release"), after its
  * last access to any of them (its window is freed only when its
  * communicator's last request is); and a pooled window is taken again only
- * once every other rank's line in it is nonzero.  Windows reached by RMA
+ * once every other rank's word in it is nonzero.  Windows reached by RMA
  * (puts over a network, or not mapped by every rank) never enter the pool:
  * a peer could not store its release without a flush and an endpoint at
  * free, and they are unmapped as before.
@@ -279,7 +279,7 @@ void coll_rdma_window_free(coll_rdma_window_t *win);
 bool coll_rdma_window_pool_take(size_t bytes, coll_rdma_ucx_mem_t *mem, char **base);
 
 /**
- * Keep `mem` (mapped at `base`; its communicator's release lines at
+ * Keep `mem` (mapped at `base`; its communicator's release words at
  * `release_off`, one per rank of `comm_size`, this process `rank`) for a
  * later window, evicting the oldest pooled windows down to `max_windows`
  * (at most COLL_RDMA_WINDOW_POOL_MAX); max_windows <= 0 unmaps it at once.
