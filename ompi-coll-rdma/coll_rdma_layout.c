@@ -359,9 +359,9 @@ int coll_rdma_layout(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int c
     layout_segments(l, cfg, COLL_RDMA_ALLTOALL, COLL_RDMA_ALG_READ, &off, &l->read_alltoall);
     off = layout_block_regions(l, cfg, off);
     l->off_hier_reduce = add_region(l, &off, COLL_RDMA_REDUCE_DEPTH, l->reduce_slot_size);
-    /* every rank's release word, packed (the pool's quiescence): not a region
+    /* every rank's retire word, packed (the pool's quiescence): not a region
      * of sequence words; the window zeroes it */
-    l->off_release = off;
+    l->off_retire = off;
     off = add_sz(l, off, line_round(l, mul_sz(l, (size_t) comm_size, sizeof(uint64_t))));
     /* last: present only where this rank's communicator asked for staleness */
     l->ssp_slots = cfg->allreduce_staleness > 0 ? 2 * cfg->allreduce_staleness + 2 : 0;

@@ -152,7 +152,7 @@
  *                    allreduce in between keeps this (every output depends on every
  *                    input).  The plan simulator agrees (a slot per parity is not
  *                    needed; removing a wait fails)
- *   release          comm_size words, packed (in whole lines), word i written by
+ *   retire           comm_size words, packed (in whole lines), word i written by
  *                    rank i alone, once, nonzero, when it frees its window of this
  *                    communicator (after its last access to any peer's window);
  *                    the owner reuses its window for another communicator only
@@ -262,7 +262,7 @@ typedef struct coll_rdma_rsag_region {
     size_t off_hier_words;   /* two-level: arrival and release words */                               \
     size_t off_hier_ar;      /* two-level: the input slot, then the result slot */                    \
     size_t off_hier_reduce;  /* two-level reduce: the input ring, REDUCE_DEPTH slots */               \
-    size_t off_release;      /* release words: comm_size, rank i's at off + 8 i */                   \
+    size_t off_retire;       /* retire words: comm_size, rank i's at off + 8 i */                    \
     size_t off_ssp;          /* ssp ring: ssp_slots slots of ssp_slot_size (none: 0 slots) */         \
     size_t ssp_slot_size;                                                                             \
     int ssp_slots;                                                                                    \

@@ -247,14 +247,26 @@ static void rdma_module_construct(mca_coll_rdma_module_t *m)
     opal_mutex_unlock(&live_lock);
 }
 
+/* Free m's window.  Once MPI_Finalize has begun, its peers may be past
+ * theirs: no retire word is stored into their windows (a mapping of a
+ * peer's address space, as XPMEM's, would fault) and nothing is kept for
+ * reuse (coll_rdma_window.h, "the pool"). */
+static void window_free(mca_coll_rdma_module_t *m)
+{
+    if (NULL != m->window && ompi_mpi_state >= OMPI_MPI_STATE_FINALIZE_STARTED) {
+        m->window->poolable = false;
+    }
+    coll_rdma_window_free(m->window);
+    m->window = NULL;
+}
+
 void coll_rdma_module_fini_all(void)
 {
     opal_mutex_lock(&live_lock);
     for (mca_coll_rdma_module_t *m = live_head; NULL != m; m = m->live_next) {
         coll_rdma_setup_abandon(m->setup);
         m->setup = NULL;
-        coll_rdma_window_free(m->window);
-        m->window = NULL;
+        window_free(m);
         m->window_state = COLL_RDMA_WINDOW_FAILED;
     }
     opal_mutex_unlock(&live_lock);
@@ -280,8 +292,7 @@ static void rdma_module_destruct(mca_coll_rdma_module_t *m)
     if (NULL != m->teardown) {
         m->teardown(m); /* what the layers above keep of it */
     }
-    coll_rdma_window_free(m->window);
-    m->window = NULL;
+    window_free(m);
 #define X_RELEASE(name)                                                                     \
     if (NULL != m->previous_##name##_module) {                                              \
         OBJ_RELEASE(m->previous_##name##_module);                                           \

@@ -156,7 +156,7 @@ static void local_part(coll_rdma_setup_t *s)
         if (OMPI_SUCCESS == rc) {
             coll_rdma_window_limits_t limits = {.max_bytes = s->a.window_max_bytes,
                                                 .budget_bytes = s->a.window_budget_bytes,
-                                                .pool_windows = s->a.window_pool,
+                                                .window_pool = s->a.window_pool,
                                                 .local_ranks = local_ranks(s->a.comm)};
             coll_rdma_nowin_info_t nowin;
             s->win = coll_rdma_window_alloc(cfg, &limits, s->size, s->rank, &nowin);
@@ -233,6 +233,9 @@ int coll_rdma_setup_begin(coll_rdma_setup_t *s)
         local_part(s);
     }
     s->stage = STAGE_RECORDS;
+    if (NULL != s->win) {
+        s->win->exposed = true; /* its address goes out now */
+    }
     rc = coll_rdma_exchange_start(&s->records_x, COLL_RDMA_TAG_SETUP_RECORDS, &s->mine,
                                   s->records, sizeof(s->mine));
     if (OMPI_SUCCESS != rc) {
@@ -328,7 +331,7 @@ static void after_attached(coll_rdma_setup_t *s)
     if (s->agreed) {
         coll_rdma_agree_nodes(win, s->oks, s->leader_of, s->map_hash);
     }
-    /* every rank maps every window: each releases the others' at its free,
+    /* every rank maps every window: each retires the others' at its free,
      * so each may keep its own for reuse (coll_rdma_window.h, "the pool") */
     win->poolable = s->agreed && win->all_direct;
 }

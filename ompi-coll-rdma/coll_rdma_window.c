@@ -116,10 +116,13 @@ static bool within_limits(size_t bytes, const coll_rdma_window_limits_t *l, int 
         }
         return false;
     }
-    /* freed windows kept for reuse give way to a new one */
-    while (l->budget_bytes > 0 && (mapped > l->budget_bytes || bytes > l->budget_bytes - mapped)
-           && coll_rdma_window_pool_evict()) {
-        mapped = coll_rdma_ucx_mapped();
+    /* freed windows kept for reuse give way to a new one, where that suffices */
+    if (l->budget_bytes > 0 && mapped - coll_rdma_window_pool_bytes() <= l->budget_bytes
+        && bytes <= l->budget_bytes - (mapped - coll_rdma_window_pool_bytes())) {
+        while ((mapped > l->budget_bytes || bytes > l->budget_bytes - mapped)
+               && coll_rdma_window_pool_evict()) {
+            mapped = coll_rdma_ucx_mapped();
+        }
     }
     if (l->budget_bytes > 0 && (mapped > l->budget_bytes || bytes > l->budget_bytes - mapped)) {
         *why = COLL_RDMA_NOWIN_BUDGET;
@@ -130,7 +133,9 @@ static bool within_limits(size_t bytes, const coll_rdma_window_limits_t *l, int 
         }
         return false;
     }
-    while (!shm_room(bytes, l->local_ranks, &free_bytes) && coll_rdma_window_pool_evict()) {
+    while (!shm_room(bytes, l->local_ranks, &free_bytes)
+           && free_bytes + coll_rdma_window_pool_bytes() >= bytes * (size_t) (l->local_ranks > 0 ? l->local_ranks : 1)
+           && coll_rdma_window_pool_evict()) {
     }
     if (!shm_room(bytes, l->local_ranks, &free_bytes)) {
         *why = COLL_RDMA_NOWIN_SHM;
@@ -172,13 +177,14 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
         return NULL;
     }
     nowin->bytes = win->size;
-    win->pool_windows = limits->pool_windows;
-    /* a freed window every peer released, else the limits: the cheapest
+    win->window_pool = limits->window_pool;
+    /* a freed window every peer retired, else the limits: the cheapest
      * test, and the one most often met (a process with many communicators);
      * again under the lock at mapping */
     coll_rdma_ucx_lock();
     win->reused = (0 == limits->max_bytes || win->size <= limits->max_bytes)
-                  && coll_rdma_window_pool_take(win->size, &win->mem, &win->base);
+                  && coll_rdma_window_pool_take(win->size, limits->max_bytes, &win->mem,
+                                                &win->base);
     rc = win->reused || within_limits(win->size, limits, why) ? OMPI_SUCCESS
                                                               : OMPI_ERR_OUT_OF_RESOURCE;
     coll_rdma_ucx_unlock();
@@ -186,6 +192,10 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
         free(win);
         return NULL;
     }
+    coll_rdma_ucx_lock();
+    while (fds_exhausted(&open_fds, &fd_limit) && coll_rdma_window_pool_evict()) {
+    }
+    coll_rdma_ucx_unlock();
     if (fds_exhausted(&open_fds, &fd_limit)) {
         *why = COLL_RDMA_NOWIN_FDS;
         if (coll_rdma_verbose(1)) {
@@ -225,9 +235,9 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
         coll_rdma_ucx_unlock();
     }
     if (OMPI_SUCCESS != rc) {
-        if (win->reused) { /* its release words are zeroed: never quiescent again */
+        if (win->reused) { /* untouched, and no peer saw it: back, as quiescent */
             coll_rdma_ucx_lock();
-            coll_rdma_ucx_mem_free(&win->mem);
+            coll_rdma_window_pool_put(&win->mem, win->base, 0, 1, 0, win->window_pool);
             coll_rdma_ucx_unlock();
         }
         free_arrays(win);
@@ -250,8 +260,8 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
                 win->regions[r].empty;
         }
     }
-    /* no peer released this window yet (the pool's quiescence) */
-    memset(win->base + win->off_release, 0, (size_t) comm_size * sizeof(uint64_t));
+    /* no peer retired this window yet (the pool's quiescence) */
+    memset(win->base + win->off_retire, 0, (size_t) comm_size * sizeof(uint64_t));
     for (int i = 0; i < comm_size; ++i) {
         win->credit[i] = win->seq_start - 1;
         win->reduce_credit[i] = win->seq_start - 1;
@@ -381,19 +391,30 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
         return;
     }
     coll_rdma_ucx_lock();
+    /* a credit's get left in flight by an operation that ended in an error
+     * (the put path): UCX writes into win->fetched until it completes */
+    while (win->fetching) {
+        bool done = false;
+        if (OMPI_SUCCESS != coll_rdma_ucx_flush_test(&win->fetch_request, &done) || done) {
+            win->fetching = false;
+        }
+    }
     for (int i = 0; i < win->comm_size; ++i) {
         /* this rank's last access to the peers' windows is behind it (its
-         * communicator's last request is gone): release each, in its word */
+         * communicator's last request is gone): retire each, in its word */
         if (win->poolable && i != win->rank && NULL != win->peers[i].direct) {
-            __atomic_store_n((uint64_t *) (win->peers[i].direct + win->off_release)
+            __atomic_store_n((uint64_t *) (win->peers[i].direct + win->off_retire)
                                  + win->rank,
                              1, __ATOMIC_RELEASE);
         }
         coll_rdma_ucx_detach(&win->peers[i].remote);
     }
     if (win->poolable) {
-        coll_rdma_window_pool_put(&win->mem, win->base, win->off_release, win->comm_size,
-                                  win->rank, win->pool_windows);
+        coll_rdma_window_pool_put(&win->mem, win->base, win->off_retire, win->comm_size,
+                                  win->rank, win->window_pool);
+    } else if (!win->exposed) {
+        /* no peer ever had its address: quiescent as it is (one rank, itself) */
+        coll_rdma_window_pool_put(&win->mem, win->base, 0, 1, 0, win->window_pool);
     } else {
         coll_rdma_ucx_mem_free(&win->mem);
     }
@@ -403,12 +424,12 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     free(win);
 }
 
-/* ---- the pool (coll_rdma_window.h): freed windows kept until every peer released them ---- */
+/* ---- the pool (coll_rdma_window.h): freed windows kept until every peer retired them ---- */
 
 typedef struct pool_entry {
     coll_rdma_ucx_mem_t mem;
     char *base;
-    size_t release_off; /* the release words of the communicator it served */
+    size_t retire_off; /* the retire words of the communicator it served */
     int comm_size;
     int rank;           /* this process's rank there (its own word is never written) */
     uint64_t age;       /* when it was put: the smallest is evicted first */
@@ -418,11 +439,11 @@ static pool_entry_t pool[COLL_RDMA_WINDOW_POOL_MAX];
 static int npool;
 static uint64_t clock_put, ntaken, nkept;
 
-/* Whether every other rank of the entry's communicator stored its release. */
+/* Whether every other rank of the entry's communicator stored its retire word. */
 static bool quiescent(const pool_entry_t *e)
 {
     for (int i = 0; i < e->comm_size; ++i) {
-        const uint64_t *word = (const uint64_t *) (e->base + e->release_off) + i;
+        const uint64_t *word = (const uint64_t *) (e->base + e->retire_off) + i;
         if (i != e->rank && 0 == __atomic_load_n(word, __ATOMIC_ACQUIRE)) {
             return false;
         }
@@ -435,13 +456,24 @@ static void drop(int k)
     pool[k] = pool[--npool];
 }
 
-bool coll_rdma_window_pool_take(size_t bytes, coll_rdma_ucx_mem_t *mem, char **base)
+size_t coll_rdma_window_pool_bytes(void)
+{
+    size_t bytes = 0;
+
+    for (int k = 0; k < npool; ++k) {
+        bytes += pool[k].mem.bytes;
+    }
+    return bytes;
+}
+
+bool coll_rdma_window_pool_take(size_t bytes, size_t max_bytes, coll_rdma_ucx_mem_t *mem,
+                                char **base)
 {
     int best = -1;
 
     for (int k = 0; k < npool; ++k) {
         size_t have = pool[k].mem.bytes;
-        if (have >= bytes && have - bytes <= bytes / 4
+        if (have >= bytes && have - bytes <= bytes / 4 && (0 == max_bytes || have <= max_bytes)
             && (best < 0 || have < pool[best].mem.bytes) && quiescent(&pool[k])) {
             best = k;
         }
@@ -476,7 +508,7 @@ bool coll_rdma_window_pool_evict(void)
     return true;
 }
 
-void coll_rdma_window_pool_put(coll_rdma_ucx_mem_t *mem, char *base, size_t release_off,
+void coll_rdma_window_pool_put(coll_rdma_ucx_mem_t *mem, char *base, size_t retire_off,
                                int comm_size, int rank, int max_windows)
 {
     if (max_windows > COLL_RDMA_WINDOW_POOL_MAX) {
@@ -490,7 +522,7 @@ void coll_rdma_window_pool_put(coll_rdma_ucx_mem_t *mem, char *base, size_t rele
         (void) coll_rdma_window_pool_evict();
     }
     coll_rdma_ucx_address_done(mem); /* packed again when taken */
-    pool[npool++] = (pool_entry_t){.mem = *mem, .base = base, .release_off = release_off,
+    pool[npool++] = (pool_entry_t){.mem = *mem, .base = base, .retire_off = retire_off,
                                    .comm_size = comm_size, .rank = rank, .age = ++clock_put};
     memset(mem, 0, sizeof(*mem));
     ++nkept;

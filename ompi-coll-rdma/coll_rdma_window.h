@@ -64,10 +64,13 @@ typedef struct coll_rdma_window {
     bool emulated;           /* some rank has such a peer (agreed at set-up) */
     bool progress_wanted;    /* UCX progress asked of opal_progress() (first put or wait) */
     bool all_direct;         /* every rank maps every peer's window (agreed at set-up) */
-    bool poolable;           /* all_direct and agreed: at free, release every peer's window
+    bool poolable;           /* all_direct and agreed: at free, retire every peer's window
                               * and keep this one for reuse (the pool, below) */
-    int pool_windows;        /* the pool's size (coll_rdma_window_limits_t) */
+    int window_pool;        /* the pool's size (coll_rdma_window_limits_t) */
     bool reused;             /* its memory came from the pool */
+    bool exposed;            /* its address went out (the set-up's exchange began): a
+                              * peer may hold it; until then it may go back to the pool
+                              * as it is */
     /* the node map (coll_rdma_topo_set_nodes): ranks that map each other's
      * windows form a node, led by its lowest rank; agreed at set-up */
     bool nodes;              /* the map holds: every rank maps the windows of its node */
@@ -130,7 +133,7 @@ typedef struct coll_rdma_window_limits {
                           * (coll_rdma_window_budget_bytes, its 0 resolved
                           * to the default by the component; 0: none) */
     int local_ranks;     /* ranks of the communicator on this node, each mapping one now */
-    int pool_windows;    /* freed windows kept for reuse (coll_rdma_window_pool; 0: none) */
+    int window_pool;    /* freed windows kept for reuse (coll_rdma_window_pool; 0: none) */
 } coll_rdma_window_limits_t;
 
 /* Why coll_rdma_window_alloc() gave no window (and what it would have taken). */
@@ -168,8 +171,9 @@ enum coll_rdma_nowin {
  * the set-up's first exchange (ok = 0) so that every rank agrees on no
  * window; nothing is left half-made for another rank to rely on.  The UCX
  * transport must be initialized.  Takes the UCX lock itself, as do attach
- * and free; the memory of a window freed counts against the budget no
- * longer.
+ * and free.  The memory comes from the pool (below) where a window there
+ * fits, else is mapped anew; a window freed counts against the budget until
+ * it leaves the pool, which it does first where a new one needs its room.
  */
 coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
                                            const coll_rdma_window_limits_t *limits,
@@ -232,7 +236,7 @@ static inline int coll_rdma_window_reach(coll_rdma_window_t *win, int i)
 
 /**
  * Release the window and its rkeys; where it is `poolable`, first store this
- * rank's release into every peer's window, and keep its memory in the pool
+ * rank's retire word into every peer's window, and keep its memory in the pool
  * (below), else unmap it.
  */
 void coll_rdma_window_free(coll_rdma_window_t *win);
@@ -251,12 +255,12 @@ void coll_rdma_window_free(coll_rdma_window_t *win);
  * the root's window after the root returned).  So every rank, when it frees
  * its window of a communicator whose ranks all map each other's windows
  * (`all_direct`, agreed at set-up), stores a nonzero word into its own place
- * of every peer's release region (coll_rdma_layout.h, "release"), after its
+ * of every peer's retire words (coll_rdma_layout.h, "retire"), after its
  * last access to any of them (its window is freed only when its
  * communicator's last request is); and a pooled window is taken again only
  * once every other rank's word in it is nonzero.  Windows reached by RMA
  * (puts over a network, or not mapped by every rank) never enter the pool:
- * a peer could not store its release without a flush and an endpoint at
+ * a peer could not store its retire word without a flush and an endpoint at
  * free, and they are unmapped as before.
  *
  * The pool holds at most `max_windows` (a parameter, coll_rdma_window_pool)
@@ -270,22 +274,27 @@ void coll_rdma_window_free(coll_rdma_window_t *win);
 
 /**
  * Take a pooled window of at least `bytes` bytes and at most a quarter more
- * (the smallest such) whose every peer released it, its rkey packed again.
+ * (the smallest such; at most `max_bytes` where that is not 0, the cap on
+ * one window) whose every peer retired it, its rkey packed again.
  * Its bytes are the old communicator's: the caller writes every sequence
  * word empty as on new memory, and payloads are never read before their
  * word arrives (the arrival protocol, above), so old payload is never seen.
  * Returns false (and changes nothing) where none qualifies.
  */
-bool coll_rdma_window_pool_take(size_t bytes, coll_rdma_ucx_mem_t *mem, char **base);
+bool coll_rdma_window_pool_take(size_t bytes, size_t max_bytes, coll_rdma_ucx_mem_t *mem,
+                                char **base);
+
+/** Bytes of the windows the pool holds (counted in coll_rdma_ucx_mapped()). */
+size_t coll_rdma_window_pool_bytes(void);
 
 /**
- * Keep `mem` (mapped at `base`; its communicator's release words at
- * `release_off`, one per rank of `comm_size`, this process `rank`) for a
+ * Keep `mem` (mapped at `base`; its communicator's retire words at
+ * `retire_off`, one per rank of `comm_size`, this process `rank`) for a
  * later window, evicting the oldest pooled windows down to `max_windows`
  * (at most COLL_RDMA_WINDOW_POOL_MAX); max_windows <= 0 unmaps it at once.
  * *mem is emptied either way.
  */
-void coll_rdma_window_pool_put(coll_rdma_ucx_mem_t *mem, char *base, size_t release_off,
+void coll_rdma_window_pool_put(coll_rdma_ucx_mem_t *mem, char *base, size_t retire_off,
                                int comm_size, int rank, int max_windows);
 
 /** Unmap the oldest pooled window; false where the pool was empty. */

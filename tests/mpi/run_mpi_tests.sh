@@ -79,7 +79,7 @@
 #                             idup chains, MPI_Comm_free with requests pending,
 #                             skewed set-up then the previous component's calls,
 #                             a progress-only thread, Open MPI's ID-agreement shape
-#   pool-w{16,0}-np4, pool-off-np4  the window pool (tests/mpi/test_pool.c):
+#   pool-w{16,0}-np4, pool-slow*-np4, pool-off-np4  the window pool (tests/mpi/test_pool.c):
 #                             a freed window reused only once every peer
 #                             released it; churn with skewed frees
 #   pack-unit, gaps-{bcast,blocks,reductions}-ALG-npN, gaps-*   layouts
@@ -137,7 +137,7 @@ nbsetup-np4 nbsetup-setup0-np3 nbsetup-threads-np2 nbsetup-mismatch-np3 window-s
 # large counts): every section at an odd and an even np, both warm-ups
 around-w0-np3 around-w16-np4 around-leave-np2 around-threads-np3 around-large-np2
 # the window pool: no window reused under a slow peer, churn with skewed frees
-pool-w16-np4
+pool-w16-np4 pool-slow-persistent-np4
 # bounded staleness (MPI_T, the info key, threads)
 ssp-bound-np3 ssp-info-np4 ssp-threads-np3
 # datatypes: packing against MPI_Pack; layouts with gaps, every form;
@@ -1033,6 +1033,13 @@ for w in 16 0; do
     TEST_COLL=$POOL_BIN case_ "pool-w$w-np4" 4 avx-off "--mca coll_rdma_window_setup_calls $w" \
         "--warmup $w --cycles 60" \
         "served:bcast:read someserved:ibcast:read says:rank.0:.windows:.kept=[0-9]+.reused=[1-9] modules:balanced"
+done
+# alone, the slow section's c3 can take only c1's window: reused=1 on rank 0
+# says that rank 1's and rank 2's retire words of c1 were seen (0 without them)
+for v in "slow:" "slow-early:--free-early" "slow-persistent:--persistent --free-early"; do
+    TEST_COLL=$POOL_BIN case_ "pool-${v%%:*}-np4" 4 avx-off "--mca coll_rdma_window_setup_calls 16" \
+        "--warmup 16 --only slow ${v#*:}" \
+        "served:bcast:read says:rank.0:.windows:.kept=[0-9]+.reused=1[^0-9] modules:balanced"
 done
 TEST_COLL=$POOL_BIN case_ "pool-off-np4" 4 avx-off "--mca coll_rdma_window_pool 0" "--cycles 20" \
     "served:bcast:read says:rank.0:.windows:.kept=0.reused=0 modules:balanced"

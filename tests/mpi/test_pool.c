@@ -13,15 +13,19 @@
  *            bcasts of other data on it.  Rank 1 must get c1's data: rank
  *            0's window of c1 may not be reused for c2 while rank 1 still
  *            reads it.  Then, once rank 1 freed c1 too, c3 (ranks {0, 1, 2}
- *            again) may reuse it: the runner checks rank 0's "windows:
- *            reused=N" line.
+ *            again, made while c2 is still alive, so that only c1's window
+ *            is free) reuses it: the runner checks rank 0's "windows:
+ *            reused=1" where this section runs alone.  --free-early: rank 1
+ *            frees c1 right after posting its bcast (MPI completes the
+ *            request all the same); --persistent: the bcast of c1 is an
+ *            MPI_Bcast_init request, started once.
  *   churn    --cycles N communicators (a dup of the world communicator, or
  *            of a split half), each through its set-up with checked
  *            allreduces and bcasts, freed by each rank after a random delay
  *            of up to 2 ms, so that windows come back to the pool while
  *            peers are still on their way out.
  * Options: --warmup W (the coll_rdma_window_setup_calls of the run),
- * --cycles N, --seed S.  Prints "test_pool OK" (rank 0); exits non-zero on
+ * --cycles N, --seed S, --free-early, --persistent.  Prints "test_pool OK" (rank 0); exits non-zero on
  * any error.
  */
 #define _DEFAULT_SOURCE
@@ -30,13 +34,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "persistent_compat.h"
 #include "test_check.h"
 
 #define BYTES 1024
 
-static int rank, size, warmup = 16, cycles = 200;
+static int rank, size, warmup = 16, cycles = 200, free_early = 0, persistent = 0;
 static unsigned seed = 5;
 static const char *only = NULL;
 
@@ -81,6 +87,17 @@ static void bcasts(MPI_Comm comm, int root, int tag, int calls)
     }
 }
 
+/* c1's bcast from root 0: MPI_Ibcast, or a persistent request started once */
+static void bcast_start(unsigned char *buf, MPI_Comm c1, MPI_Request *req)
+{
+    if (persistent) {
+        OK(MPI_Bcast_init(buf, BYTES, MPI_BYTE, 0, c1, MPI_INFO_NULL, req));
+        OK(MPI_Start(req));
+    } else {
+        OK(MPI_Ibcast(buf, BYTES, MPI_BYTE, 0, c1, req));
+    }
+}
+
 static void section_slow(void)
 {
     MPI_Comm c1, c2, c3;
@@ -91,7 +108,9 @@ static void section_slow(void)
     struct stat st;
 
     if (0 == rank) {
-        snprintf(flag, sizeof(flag), "/tmp/coll-rdma-test-pool-%d", (int) getpid());
+        snprintf(flag, sizeof(flag), "/tmp/coll-rdma-test-pool-%d-%ld", (int) getpid(),
+                 (long) time(NULL));
+        unlink(flag);
     }
     OK(MPI_Bcast(flag, sizeof(flag), MPI_CHAR, 0, MPI_COMM_WORLD));
     OK(MPI_Comm_split(MPI_COMM_WORLD, in1 ? 0 : MPI_UNDEFINED, rank, &c1));
@@ -102,14 +121,22 @@ static void section_slow(void)
     /* rank 1 posts its bcast before the root writes, then tells the root */
     if (1 == rank) {
         memset(buf, 0, sizeof(buf));
-        OK(MPI_Ibcast(buf, BYTES, MPI_BYTE, 0, c1, &req));
+        bcast_start(buf, c1, &req);
         OK(MPI_Send(&go, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
+        if (free_early) {
+            OK(MPI_Comm_free(&c1)); /* the request keeps it, and its window, alive */
+        }
         /* no MPI call until c2 is done: the bcast stays pending */
         for (int waited = 0; 0 != stat(flag, &st); waited += 1) {
-            if (waited > 120000) {
-                FAIL("no word from rank 0 in 120 s");
+            if (waited > 100000) {
+                FAIL("no word from rank 0 in 100 s");
             }
             usleep(1000);
+        }
+        for (int i = 0; i < BYTES; ++i) {
+            if (0 != buf[i]) { /* copied inside MPI_Send: nothing was pending */
+                FAIL("the bcast of c1 completed before rank 0 went on: the test tested nothing");
+            }
         }
         OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
         for (int i = 0; i < BYTES; ++i) {
@@ -125,13 +152,16 @@ static void section_slow(void)
         for (int i = 0; i < BYTES; ++i) {
             buf[i] = 0 == rank ? pattern(1, i) : 0;
         }
-        OK(MPI_Ibcast(buf, BYTES, MPI_BYTE, 0, c1, &req));
+        bcast_start(buf, c1, &req);
         OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
         for (int i = 0; i < BYTES; ++i) {
             if (buf[i] != pattern(1, i)) {
                 FAIL("the bcast of c1: byte %d is %d, expected %d", i, buf[i], pattern(1, i));
             }
         }
+    }
+    if (persistent && MPI_REQUEST_NULL != req) {
+        OK(MPI_Request_free(&req));
     }
     if (1 != rank && in1) {
         OK(MPI_Comm_free(&c1)); /* rank 0's window goes to its pool */
@@ -148,9 +178,8 @@ static void section_slow(void)
             }
             fclose(f);
         }
-        OK(MPI_Comm_free(&c2));
     }
-    if (1 == rank) {
+    if (1 == rank && !free_early) {
         OK(MPI_Comm_free(&c1));
     }
     OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -163,6 +192,9 @@ static void section_slow(void)
         allreduces(c3, warmup + 8);
         bcasts(c3, 0, 200, 20);
         OK(MPI_Comm_free(&c3));
+    }
+    if (in2) {
+        OK(MPI_Comm_free(&c2));
     }
 }
 
@@ -195,9 +227,13 @@ int main(int argc, char **argv)
             cycles = atoi(argv[++i]);
         } else if (0 == strcmp(argv[i], "--seed") && i + 1 < argc) {
             seed = (unsigned) atoi(argv[++i]);
+        } else if (0 == strcmp(argv[i], "--free-early")) {
+            free_early = 1;
+        } else if (0 == strcmp(argv[i], "--persistent")) {
+            persistent = 1;
         } else {
             fprintf(stderr, "usage: test_pool [--only slow,churn] [--warmup W] [--cycles N] "
-                            "[--seed S]\n");
+                            "[--seed S] [--free-early] [--persistent]\n");
             return 2;
         }
     }

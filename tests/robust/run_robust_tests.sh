@@ -380,7 +380,7 @@ no_ucx_error() {
         echo "UCX printed an error: $(grep -m 1 'UCX  *ERROR' "$2")"
     fi
 }
-# budget-np2's budget holds exactly 2 windows of 2 ranks (2,049,344 bytes
+# budget-np2's budget holds exactly 2 windows of 2 ranks (2,049,408 bytes
 # each at the defaults: tests/unit/test_plans -w; 5,000,000 holds 2 of any
 # size from 1.67 to 2.5 MB).
 if [ "$RDMA_MODE" = component ]; then

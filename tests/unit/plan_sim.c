@@ -205,9 +205,14 @@ static void build(sim_t *S)
         w->base = xcalloc(S, w->size, 1);
         w->scratch = xcalloc(S, w->scratch_size, 1);
         /* calloc's memory is already 0: pages no run touches stay unmapped
-         * (windows of 256 ranks, plan_sim_lines.c) */
+         * (windows of 256 ranks, plan_sim_lines.c); poisoned, as a window
+         * reused from the pool, every word is written */
+        if (sc->poison) {
+            memset(w->base, 0xA5, w->size);
+        }
         for (int g = 0; g < w->nregions; ++g) {
-            for (int s = 0; s < w->regions[g].nslots && 0 != w->regions[g].empty; ++s) {
+            for (int s = 0; s < w->regions[g].nslots && (sc->poison || 0 != w->regions[g].empty);
+                 ++s) {
                 memcpy(w->base + coll_rdma_window_region_slot(w, &w->regions[g], s),
                        &w->regions[g].empty, sizeof(uint64_t));
             }

@@ -48,6 +48,9 @@ typedef struct sim_scenario {
     int groups;      /* > 0 with all_direct: the node map makes nodes of this many
                       * consecutive ranks (windows all mapped: the line model's
                       * two levels by shared cache) */
+    bool poison;     /* windows start filled with 0xA5, every word then written empty
+                      * (what a window taken from the pool holds: the old
+                      * communicator's bytes); else calloc's zeros */
     coll_rdma_config_t cfg;
     int ncalls;      /* calls every rank makes, in this order */
     sim_call_t calls[SIM_MAX_CALLS];

@@ -191,14 +191,14 @@ static void check_slots(const char *what, const coll_rdma_layout_t *l,
               "%zu",
               what, regions[r].off, regions[r].nslots, regions[r].stride, end,
               ok ? "" : " (wrapped)", r + 1 < l->nregions ? regions[r + 1].off : 0, l->size);
-        /* the release words (not a region): clear of every region */
-        CHECK(!ok || end <= l->off_release || regions[r].off >= l->off_release + 8 * (size_t) P,
-              "%s: region at %zu (to %zu) overlaps the release words at %zu (%d of them)", what,
-              regions[r].off, end, l->off_release, P);
+        /* the retire words (not a region): clear of every region */
+        CHECK(!ok || end <= l->off_retire || regions[r].off >= l->off_retire + 8 * (size_t) P,
+              "%s: region at %zu (to %zu) overlaps the retire words at %zu (%d of them)", what,
+              regions[r].off, end, l->off_retire, P);
     }
-    CHECK(l->off_release % 8 == 0 && l->off_release + 8 * (size_t) P <= l->size,
-          "%s: the release words at %zu (%d of them) pass the window's %zu bytes", what,
-          l->off_release, P, l->size);
+    CHECK(l->off_retire % 8 == 0 && l->off_retire + 8 * (size_t) P <= l->size,
+          "%s: the retire words at %zu (%d of them) pass the window's %zu bytes", what,
+          l->off_retire, P, l->size);
 }
 
 /* Lay out `cfg` raw and clamped at P ranks and check both (raw: where it succeeds). */

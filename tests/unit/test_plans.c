@@ -349,6 +349,7 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
     memset(sc, 0, sizeof(*sc));
     sc->P = P;
     sc->seed = rnd();
+    sc->poison = true; /* windows as the pool hands them out: nothing read but words */
     random_config(&sc->cfg, P);
     if (fam < NALGS) {
         sc->all_direct = algs[fam].direct_only || pick(2);
