@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * Checked size arithmetic: a sum or product that does not fit in size_t
@@ -435,4 +436,15 @@ size_t coll_rdma_window_budget_of(size_t dir_bytes, int local_procs)
     floor = floor < COLL_RDMA_WINDOW_BUDGET_FLOOR ? floor : COLL_RDMA_WINDOW_BUDGET_FLOOR;
     share = share > floor ? share : floor;
     return share < COLL_RDMA_WINDOW_BUDGET_MAX ? share : COLL_RDMA_WINDOW_BUDGET_MAX;
+}
+
+void coll_rdma_layout_reset_words(const coll_rdma_layout_t *l, char *base)
+{
+    for (int r = 0; r < l->nregions; ++r) {
+        for (int i = 0; i < l->regions[r].nslots; ++i) {
+            uint64_t *word = (uint64_t *) (base + coll_rdma_layout_region_slot(l, &l->regions[r], i));
+            *word = l->regions[r].empty;
+        }
+    }
+    memset(base + l->off_retire, 0, (size_t) l->comm_size * sizeof(uint64_t));
 }

@@ -409,6 +409,16 @@ size_t coll_rdma_layout_region_slot(const coll_rdma_layout_t *l, const coll_rdma
 /* 24 MiB: at 2 ranks 12 windows of the defaults' 2.05 MB per process, so
  * that 2 processes keep at most about 50 MB of /dev/shm with Open MPI's own
  * (issue 36's 64 MB for 200 communicators at 2 ranks); at 16 ranks 5 */
+/**
+ * Write every word of the window at `base` (laid out as `l`) as a new
+ * window holds it: each region's words `empty` (the instance before the
+ * first, or 0 for counters) and every retire word 0, whatever the memory
+ * held before (new memory, or a window taken from the pool with the old
+ * communicator's bytes); payloads are left as they are.  The component and
+ * the plan simulator both start their windows with it.
+ */
+void coll_rdma_layout_reset_words(const coll_rdma_layout_t *l, char *base);
+
 #define COLL_RDMA_WINDOW_BUDGET_MAX ((size_t) 24 << 20)
 #define COLL_RDMA_WINDOW_BUDGET_FLOOR ((size_t) 4 << 20)
 

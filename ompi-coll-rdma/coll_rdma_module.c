@@ -247,26 +247,14 @@ static void rdma_module_construct(mca_coll_rdma_module_t *m)
     opal_mutex_unlock(&live_lock);
 }
 
-/* Free m's window.  Once MPI_Finalize has begun, its peers may be past
- * theirs: no retire word is stored into their windows (a mapping of a
- * peer's address space, as XPMEM's, would fault) and nothing is kept for
- * reuse (coll_rdma_window.h, "the pool"). */
-static void window_free(mca_coll_rdma_module_t *m)
-{
-    if (NULL != m->window && ompi_mpi_state >= OMPI_MPI_STATE_FINALIZE_STARTED) {
-        m->window->poolable = false;
-    }
-    coll_rdma_window_free(m->window);
-    m->window = NULL;
-}
-
 void coll_rdma_module_fini_all(void)
 {
     opal_mutex_lock(&live_lock);
     for (mca_coll_rdma_module_t *m = live_head; NULL != m; m = m->live_next) {
         coll_rdma_setup_abandon(m->setup);
         m->setup = NULL;
-        window_free(m);
+        coll_rdma_window_free(m->window);
+        m->window = NULL;
         m->window_state = COLL_RDMA_WINDOW_FAILED;
     }
     opal_mutex_unlock(&live_lock);
@@ -292,7 +280,8 @@ static void rdma_module_destruct(mca_coll_rdma_module_t *m)
     if (NULL != m->teardown) {
         m->teardown(m); /* what the layers above keep of it */
     }
-    window_free(m);
+    coll_rdma_window_free(m->window);
+    m->window = NULL;
 #define X_RELEASE(name)                                                                     \
     if (NULL != m->previous_##name##_module) {                                              \
         OBJ_RELEASE(m->previous_##name##_module);                                           \

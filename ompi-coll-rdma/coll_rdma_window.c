@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "ompi/runtime/mpiruntime.h"
 #include "opal/runtime/opal_progress.h"
 
 /* Descriptors a window set-up may need: UCX's posix transport keeps one open
@@ -134,7 +135,8 @@ static bool within_limits(size_t bytes, const coll_rdma_window_limits_t *l, int 
         return false;
     }
     while (!shm_room(bytes, l->local_ranks, &free_bytes)
-           && free_bytes + coll_rdma_window_pool_bytes() >= bytes * (size_t) (l->local_ranks > 0 ? l->local_ranks : 1)
+           && free_bytes + coll_rdma_window_pool_bytes()
+                  >= bytes * (size_t) (l->local_ranks > 0 ? l->local_ranks : 1) + ((size_t) 1 << 20)
            && coll_rdma_window_pool_evict()) {
     }
     if (!shm_room(bytes, l->local_ranks, &free_bytes)) {
@@ -193,7 +195,10 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
         return NULL;
     }
     coll_rdma_ucx_lock();
-    while (fds_exhausted(&open_fds, &fd_limit) && coll_rdma_window_pool_evict()) {
+    /* each kept window holds a descriptor: they give way where that suffices */
+    while (fds_exhausted(&open_fds, &fd_limit)
+           && open_fds - coll_rdma_window_pool_count() + COLL_RDMA_FD_MARGIN <= fd_limit
+           && coll_rdma_window_pool_evict()) {
     }
     coll_rdma_ucx_unlock();
     if (fds_exhausted(&open_fds, &fd_limit)) {
@@ -254,14 +259,7 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
      * whole window would fault in every page of it (most of the cost of a
      * communicator's first collective).
      */
-    for (int r = 0; r < win->nregions; ++r) {
-        for (int i = 0; i < win->regions[r].nslots; ++i) {
-            *(uint64_t *) (win->base + coll_rdma_window_region_slot(win, &win->regions[r], i)) =
-                win->regions[r].empty;
-        }
-    }
-    /* no peer retired this window yet (the pool's quiescence) */
-    memset(win->base + win->off_retire, 0, (size_t) comm_size * sizeof(uint64_t));
+    coll_rdma_layout_reset_words(&win->layout, win->base);
     for (int i = 0; i < comm_size; ++i) {
         win->credit[i] = win->seq_start - 1;
         win->reduce_credit[i] = win->seq_start - 1;
@@ -387,15 +385,26 @@ int coll_rdma_window_attach_late(coll_rdma_window_t *win, int i)
 
 void coll_rdma_window_free(coll_rdma_window_t *win)
 {
+    /* Once MPI_Finalize has begun the peers may be past theirs: no retire
+     * word is stored into their windows (a mapping of a peer's address
+     * space, as XPMEM's, would fault) and nothing is kept (the pool is
+     * emptied at the component's close anyway). */
+    bool finalizing = ompi_mpi_state >= OMPI_MPI_STATE_FINALIZE_STARTED, in_flight = false;
+
     if (NULL == win) {
         return;
     }
+    win->poolable = win->poolable && !finalizing;
     coll_rdma_ucx_lock();
     /* a credit's get left in flight by an operation that ended in an error
-     * (the put path): UCX writes into win->fetched until it completes */
+     * (the put path): UCX writes into win->fetched until it completes; where
+     * even the flush fails, the window's memory is left, not freed under it */
     while (win->fetching) {
         bool done = false;
-        if (OMPI_SUCCESS != coll_rdma_ucx_flush_test(&win->fetch_request, &done) || done) {
+        if (OMPI_SUCCESS != coll_rdma_ucx_flush_test(&win->fetch_request, &done)) {
+            in_flight = !done; /* the flush itself failed: nothing completed */
+            win->fetching = false;
+        } else if (done) {
             win->fetching = false;
         }
     }
@@ -412,7 +421,7 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     if (win->poolable) {
         coll_rdma_window_pool_put(&win->mem, win->base, win->off_retire, win->comm_size,
                                   win->rank, win->window_pool);
-    } else if (!win->exposed) {
+    } else if (!win->exposed && !finalizing) {
         /* no peer ever had its address: quiescent as it is (one rank, itself) */
         coll_rdma_window_pool_put(&win->mem, win->base, 0, 1, 0, win->window_pool);
     } else {
@@ -421,7 +430,9 @@ void coll_rdma_window_free(coll_rdma_window_t *win)
     coll_rdma_ucx_unlock();
     free_arrays(win);
     blobs_done(win);
-    free(win);
+    if (!in_flight) {
+        free(win);
+    }
 }
 
 /* ---- the pool (coll_rdma_window.h): freed windows kept until every peer retired them ---- */
@@ -456,6 +467,11 @@ static void drop(int k)
     pool[k] = pool[--npool];
 }
 
+int coll_rdma_window_pool_count(void)
+{
+    return npool;
+}
+
 size_t coll_rdma_window_pool_bytes(void)
 {
     size_t bytes = 0;
@@ -483,11 +499,11 @@ bool coll_rdma_window_pool_take(size_t bytes, size_t max_bytes, coll_rdma_ucx_me
     }
     *mem = pool[best].mem;
     *base = pool[best].base;
+    ntaken += pool[best].comm_size > 1; /* counted: windows peers had */
     drop(best);
     /* not zeroed (touching every page cost 0.9-5 ms at 2 MB): the caller
      * writes every sequence word empty, as on new memory, and no payload is
      * read before its word arrives (coll_rdma_window.h, the arrival protocol) */
-    ++ntaken;
     return true;
 }
 
@@ -525,7 +541,7 @@ void coll_rdma_window_pool_put(coll_rdma_ucx_mem_t *mem, char *base, size_t reti
     pool[npool++] = (pool_entry_t){.mem = *mem, .base = base, .retire_off = retire_off,
                                    .comm_size = comm_size, .rank = rank, .age = ++clock_put};
     memset(mem, 0, sizeof(*mem));
-    ++nkept;
+    nkept += comm_size > 1;
 }
 
 void coll_rdma_window_pool_drain(void)

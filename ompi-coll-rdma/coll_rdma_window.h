@@ -261,13 +261,19 @@ void coll_rdma_window_free(coll_rdma_window_t *win);
  * once every other rank's word in it is nonzero.  Windows reached by RMA
  * (puts over a network, or not mapped by every rank) never enter the pool:
  * a peer could not store its retire word without a flush and an endpoint at
- * free, and they are unmapped as before.
+ * free, and they are unmapped as before.  A window whose address never went
+ * out (`exposed` false: its set-up never began, or its allocation failed
+ * after the take) is kept as it is, quiescent (no peer can hold it).  Once
+ * MPI_Finalize has begun nothing is stored or kept.  A kept window whose
+ * communicator some peer never frees is never taken; it leaves when newer
+ * ones push it out or a new window needs its room.
  *
  * The pool holds at most `max_windows` (a parameter, coll_rdma_window_pool)
  * and counts against the window budget like any mapped window: a window
- * that would pass the budget or the directory's room first unmaps pooled
- * ones, the oldest first (coll_rdma_window_pool_evict()).  Everything here
- * runs with the UCX lock held.
+ * that would pass the budget, the directory's room or the descriptor limit
+ * first unmaps kept ones, the oldest first (coll_rdma_window_pool_evict()),
+ * where unmapping them all would suffice.  Everything here runs with the
+ * UCX lock held.
  */
 /* The most windows the pool may hold, whatever the parameter says. */
 #define COLL_RDMA_WINDOW_POOL_MAX 16
@@ -287,6 +293,9 @@ bool coll_rdma_window_pool_take(size_t bytes, size_t max_bytes, coll_rdma_ucx_me
 /** Bytes of the windows the pool holds (counted in coll_rdma_ucx_mapped()). */
 size_t coll_rdma_window_pool_bytes(void);
 
+/** Windows the pool holds (each keeps its descriptor open). */
+int coll_rdma_window_pool_count(void);
+
 /**
  * Keep `mem` (mapped at `base`; its communicator's retire words at
  * `retire_off`, one per rank of `comm_size`, this process `rank`) for a
@@ -303,7 +312,8 @@ bool coll_rdma_window_pool_evict(void);
 /** Unmap every pooled window (MPI_Finalize, before UCX is torn down). */
 void coll_rdma_window_pool_drain(void);
 
-/** Windows taken from the pool and put into it so far, for the statistics. */
+/** Windows of communicators (not those no peer ever saw) taken from the pool
+ * and put into it so far, for the statistics. */
 void coll_rdma_window_pool_counts(uint64_t *taken, uint64_t *kept);
 
 #endif /* COLL_RDMA_WINDOW_H */

@@ -1,7 +1,7 @@
 /*
  * The window pool (issue 36; coll_rdma_window.h, "the pool"): a freed
  * communicator's window is reused for another communicator only once every
- * peer of the freed one released it.  Needs exactly 4 ranks, on one node.
+ * peer of the freed one retired it (freed that communicator too).  Needs exactly 4 ranks, on one node.
  *
  * Sections (--only a,b; default both):
  *   slow     c1 = ranks {0, 1, 2}, c2 = ranks {0, 2, 3}: the same size, so
@@ -186,7 +186,7 @@ static void section_slow(void)
     if (0 == rank) {
         unlink(flag);
     }
-    /* every peer of c1 released rank 0's window: c3 may take it */
+    /* every peer of c1 retired rank 0's window: c3 may take it */
     OK(MPI_Comm_split(MPI_COMM_WORLD, in1 ? 0 : MPI_UNDEFINED, rank, &c3));
     if (in1) {
         allreduces(c3, warmup + 8);

@@ -206,15 +206,17 @@ static void build(sim_t *S)
         w->scratch = xcalloc(S, w->scratch_size, 1);
         /* calloc's memory is already 0: pages no run touches stay unmapped
          * (windows of 256 ranks, plan_sim_lines.c); poisoned, as a window
-         * reused from the pool, every word is written */
+         * reused from the pool, every word written by the component's own
+         * reset */
         if (sc->poison) {
             memset(w->base, 0xA5, w->size);
-        }
-        for (int g = 0; g < w->nregions; ++g) {
-            for (int s = 0; s < w->regions[g].nslots && (sc->poison || 0 != w->regions[g].empty);
-                 ++s) {
-                memcpy(w->base + coll_rdma_window_region_slot(w, &w->regions[g], s),
-                       &w->regions[g].empty, sizeof(uint64_t));
+            coll_rdma_layout_reset_words(&w->layout, w->base);
+        } else {
+            for (int g = 0; g < w->nregions; ++g) {
+                for (int s = 0; s < w->regions[g].nslots && 0 != w->regions[g].empty; ++s) {
+                    memcpy(w->base + coll_rdma_window_region_slot(w, &w->regions[g], s),
+                           &w->regions[g].empty, sizeof(uint64_t));
+                }
             }
         }
         for (int k = 0; k < COLL_RDMA_NCOLLS; ++k) {
