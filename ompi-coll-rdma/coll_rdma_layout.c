@@ -438,13 +438,15 @@ size_t coll_rdma_window_budget_of(size_t dir_bytes, int local_procs)
     return share < COLL_RDMA_WINDOW_BUDGET_MAX ? share : COLL_RDMA_WINDOW_BUDGET_MAX;
 }
 
-void coll_rdma_layout_reset_words(const coll_rdma_layout_t *l, char *base)
+void coll_rdma_layout_reset_words(const coll_rdma_layout_t *l, char *base, bool zeroed)
 {
     for (int r = 0; r < l->nregions; ++r) {
-        for (int i = 0; i < l->regions[r].nslots; ++i) {
-            uint64_t *word = (uint64_t *) (base + coll_rdma_layout_region_slot(l, &l->regions[r], i));
-            *word = l->regions[r].empty;
+        for (int i = 0; i < l->regions[r].nslots && (!zeroed || 0 != l->regions[r].empty); ++i) {
+            size_t off = coll_rdma_layout_region_slot(l, &l->regions[r], i);
+            memcpy(base + off, &l->regions[r].empty, sizeof(uint64_t));
         }
     }
-    memset(base + l->off_retire, 0, (size_t) l->comm_size * sizeof(uint64_t));
+    if (!zeroed) {
+        memset(base + l->off_retire, 0, (size_t) l->comm_size * sizeof(uint64_t));
+    }
 }

@@ -414,10 +414,12 @@ size_t coll_rdma_layout_region_slot(const coll_rdma_layout_t *l, const coll_rdma
  * window holds it: each region's words `empty` (the instance before the
  * first, or 0 for counters) and every retire word 0, whatever the memory
  * held before (new memory, or a window taken from the pool with the old
- * communicator's bytes); payloads are left as they are.  The component and
- * the plan simulator both start their windows with it.
+ * communicator's bytes); payloads are left as they are.  `zeroed`: the
+ * memory is known to be all zero (calloc's), so only the words whose empty
+ * value is not 0 are written, and pages no word needs stay untouched.  The
+ * component and the plan simulator both start their windows with it.
  */
-void coll_rdma_layout_reset_words(const coll_rdma_layout_t *l, char *base);
+void coll_rdma_layout_reset_words(const coll_rdma_layout_t *l, char *base, bool zeroed);
 
 #define COLL_RDMA_WINDOW_BUDGET_MAX ((size_t) 24 << 20)
 #define COLL_RDMA_WINDOW_BUDGET_FLOOR ((size_t) 4 << 20)

@@ -89,6 +89,13 @@ size_t coll_rdma_window_default_budget(int local_procs)
     return coll_rdma_window_budget_of(shm_size(&st), local_procs);
 }
 
+/* What the shared-memory directory must have free for `ranks` windows of
+ * `bytes` each: them and a margin of 1 MiB. */
+static size_t shm_need(size_t bytes, int ranks)
+{
+    return bytes * (size_t) (ranks > 0 ? ranks : 1) + ((size_t) 1 << 20);
+}
+
 /* Whether the shared-memory directory has room for `ranks` windows of
  * `bytes` each and a margin of 1 MiB (*free_bytes: what it has); a
  * directory that cannot be read or says no size (an unlimited tmpfs) has. */
@@ -100,14 +107,15 @@ static bool shm_room(size_t bytes, int ranks, size_t *free_bytes)
         return true; /* unlimited, or not there: UCX maps windows from another domain */
     }
     *free_bytes = (size_t) st.f_bavail * st.f_frsize;
-    return *free_bytes >= bytes * (size_t) (ranks > 0 ? ranks : 1) + ((size_t) 1 << 20);
+    return *free_bytes >= shm_need(bytes, ranks);
 }
 
 /* Whether `bytes` more of this process's windows fit its limits (UCX lock
  * held); *why and a message at verbose >= 1 where they do not. */
 static bool within_limits(size_t bytes, const coll_rdma_window_limits_t *l, int *why)
 {
-    size_t mapped = coll_rdma_ucx_mapped(), free_bytes = 0;
+    size_t mapped = coll_rdma_ucx_mapped(), kept = coll_rdma_window_pool_bytes(), free_bytes = 0;
+    bool room;
 
     if (l->max_bytes > 0 && bytes > l->max_bytes) {
         *why = COLL_RDMA_NOWIN_CAP;
@@ -118,8 +126,8 @@ static bool within_limits(size_t bytes, const coll_rdma_window_limits_t *l, int 
         return false;
     }
     /* freed windows kept for reuse give way to a new one, where that suffices */
-    if (l->budget_bytes > 0 && mapped - coll_rdma_window_pool_bytes() <= l->budget_bytes
-        && bytes <= l->budget_bytes - (mapped - coll_rdma_window_pool_bytes())) {
+    if (l->budget_bytes > 0 && mapped - kept <= l->budget_bytes
+        && bytes <= l->budget_bytes - (mapped - kept)) {
         while ((mapped > l->budget_bytes || bytes > l->budget_bytes - mapped)
                && coll_rdma_window_pool_evict()) {
             mapped = coll_rdma_ucx_mapped();
@@ -134,12 +142,12 @@ static bool within_limits(size_t bytes, const coll_rdma_window_limits_t *l, int 
         }
         return false;
     }
-    while (!shm_room(bytes, l->local_ranks, &free_bytes)
-           && free_bytes + coll_rdma_window_pool_bytes()
-                  >= bytes * (size_t) (l->local_ranks > 0 ? l->local_ranks : 1) + ((size_t) 1 << 20)
+    room = shm_room(bytes, l->local_ranks, &free_bytes);
+    while (!room && free_bytes + coll_rdma_window_pool_bytes() >= shm_need(bytes, l->local_ranks)
            && coll_rdma_window_pool_evict()) {
+        room = shm_room(bytes, l->local_ranks, &free_bytes);
     }
-    if (!shm_room(bytes, l->local_ranks, &free_bytes)) {
+    if (!room) {
         *why = COLL_RDMA_NOWIN_SHM;
         if (coll_rdma_verbose(1)) {
             coll_rdma_output("%s has %zu bytes free, %d windows of %zu bytes need more; no "
@@ -158,6 +166,7 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
     coll_rdma_window_t *win = calloc(1, sizeof(*win));
     int rc = OMPI_ERR_OUT_OF_RESOURCE, *why = &nowin->why;
     long open_fds, fd_limit;
+    bool exhausted;
 
     nowin->why = COLL_RDMA_NOWIN_MEMORY;
     nowin->bytes = 0;
@@ -184,9 +193,8 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
      * test, and the one most often met (a process with many communicators);
      * again under the lock at mapping */
     coll_rdma_ucx_lock();
-    win->reused = (0 == limits->max_bytes || win->size <= limits->max_bytes)
-                  && coll_rdma_window_pool_take(win->size, limits->max_bytes, &win->mem,
-                                                &win->base);
+    win->reused = coll_rdma_window_pool_take(win->size, limits->max_bytes, &win->mem,
+                                             &win->base);
     rc = win->reused || within_limits(win->size, limits, why) ? OMPI_SUCCESS
                                                               : OMPI_ERR_OUT_OF_RESOURCE;
     coll_rdma_ucx_unlock();
@@ -195,49 +203,46 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
         return NULL;
     }
     coll_rdma_ucx_lock();
+    exhausted = fds_exhausted(&open_fds, &fd_limit);
     /* each kept window holds a descriptor: they give way where that suffices */
-    while (fds_exhausted(&open_fds, &fd_limit)
-           && open_fds - coll_rdma_window_pool_count() + COLL_RDMA_FD_MARGIN <= fd_limit
+    while (exhausted && open_fds - coll_rdma_window_pool_count() + COLL_RDMA_FD_MARGIN <= fd_limit
            && coll_rdma_window_pool_evict()) {
+        exhausted = fds_exhausted(&open_fds, &fd_limit);
     }
     coll_rdma_ucx_unlock();
-    if (fds_exhausted(&open_fds, &fd_limit)) {
+    rc = OMPI_ERR_OUT_OF_RESOURCE;
+    if (exhausted) {
         *why = COLL_RDMA_NOWIN_FDS;
         if (coll_rdma_verbose(1)) {
             coll_rdma_output("%ld of %ld file descriptors open (RLIMIT_NOFILE); a window needs "
                              "up to %d: no window on this communicator",
                              open_fds, fd_limit, COLL_RDMA_FD_MARGIN);
         }
-        rc = OMPI_ERR_OUT_OF_RESOURCE;
-    }
-
-    /* every array, the node map's too: one missing would leave this rank
-     * alone without a node map (a decision unlike its peers'); failing
-     * here says ok = 0 in the set-up's exchange and no rank gets a window */
-    if (OMPI_SUCCESS == rc) {
-        rc = OMPI_ERR_OUT_OF_RESOURCE;
+    } else {
+        /* every array, the node map's too: one missing would leave this rank
+         * alone without a node map (a decision unlike its peers'); failing
+         * here says ok = 0 in the set-up's exchange and no rank gets a window */
         win->peers = calloc(comm_size, sizeof(*win->peers));
-    }
-    win->credit = calloc(comm_size, sizeof(*win->credit));
-    win->reduce_credit = calloc(comm_size, sizeof(*win->reduce_credit));
-    win->leaders = malloc(comm_size * sizeof(int));
-    win->local = malloc(comm_size * sizeof(int));
-    win->node_of = malloc(comm_size * sizeof(int));
-    win->node_order = malloc(comm_size * sizeof(int));
-    win->node_pos = malloc(comm_size * sizeof(int));
-    win->scratch = malloc(win->scratch_size > 0 ? win->scratch_size : 1);
-    if (NULL != win->peers && NULL != win->credit && NULL != win->reduce_credit
-        && NULL != win->scratch && NULL != win->leaders && NULL != win->local
-        && NULL != win->node_of && NULL != win->node_order && NULL != win->node_pos) {
-        coll_rdma_ucx_lock();
-        rc = OMPI_ERR_OUT_OF_RESOURCE;
-        if (win->reused) {
-            rc = OMPI_SUCCESS;
-        } else if (within_limits(win->size, limits, why)) {
-            *why = COLL_RDMA_NOWIN_MAP;
-            rc = coll_rdma_ucx_mem_alloc(win->size, &win->mem, (void **) &win->base);
+        win->credit = calloc(comm_size, sizeof(*win->credit));
+        win->reduce_credit = calloc(comm_size, sizeof(*win->reduce_credit));
+        win->leaders = malloc(comm_size * sizeof(int));
+        win->local = malloc(comm_size * sizeof(int));
+        win->node_of = malloc(comm_size * sizeof(int));
+        win->node_order = malloc(comm_size * sizeof(int));
+        win->node_pos = malloc(comm_size * sizeof(int));
+        win->scratch = malloc(win->scratch_size > 0 ? win->scratch_size : 1);
+        if (NULL != win->peers && NULL != win->credit && NULL != win->reduce_credit
+            && NULL != win->scratch && NULL != win->leaders && NULL != win->local
+            && NULL != win->node_of && NULL != win->node_order && NULL != win->node_pos) {
+            coll_rdma_ucx_lock();
+            if (win->reused) {
+                rc = OMPI_SUCCESS;
+            } else if (within_limits(win->size, limits, why)) {
+                *why = COLL_RDMA_NOWIN_MAP;
+                rc = coll_rdma_ucx_mem_alloc(win->size, &win->mem, (void **) &win->base);
+            }
+            coll_rdma_ucx_unlock();
         }
-        coll_rdma_ucx_unlock();
     }
     if (OMPI_SUCCESS != rc) {
         if (win->reused) { /* untouched, and no peer saw it: back, as quiescent */
@@ -259,7 +264,7 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
      * whole window would fault in every page of it (most of the cost of a
      * communicator's first collective).
      */
-    coll_rdma_layout_reset_words(&win->layout, win->base);
+    coll_rdma_layout_reset_words(&win->layout, win->base, false);
     for (int i = 0; i < comm_size; ++i) {
         win->credit[i] = win->seq_start - 1;
         win->reduce_credit[i] = win->seq_start - 1;

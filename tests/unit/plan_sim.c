@@ -210,15 +210,8 @@ static void build(sim_t *S)
          * reset */
         if (sc->poison) {
             memset(w->base, 0xA5, w->size);
-            coll_rdma_layout_reset_words(&w->layout, w->base);
-        } else {
-            for (int g = 0; g < w->nregions; ++g) {
-                for (int s = 0; s < w->regions[g].nslots && 0 != w->regions[g].empty; ++s) {
-                    memcpy(w->base + coll_rdma_window_region_slot(w, &w->regions[g], s),
-                           &w->regions[g].empty, sizeof(uint64_t));
-                }
-            }
         }
+        coll_rdma_layout_reset_words(&w->layout, w->base, !sc->poison);
         for (int k = 0; k < COLL_RDMA_NCOLLS; ++k) {
             R->cseq[k] = sc->cfg.debug_seq_start - 1;
         }
