@@ -3,7 +3,7 @@
  * set-up, call by call (issue 10, item 2).
  *
  * Build:  made by `make` as bench/setup_cost (or: mpicc -O2 bench/setup_cost.c -o setup_cost)
- * Usage:  mpirun -np 2 ./setup_cost [-n CALLS] [-s STEADY] [-k KIND]
+ * Usage:  mpirun -np 2 ./setup_cost [-n CALLS] [-s STEADY] [-m COMMS] [-k KIND]
  *         bench/setup_cost.sh runs it interleaved with and without coll/rdma
  *         and prints medians over runs.
  *
@@ -30,6 +30,15 @@
  *   dup3     the same on a third, dup'ed after the second was freed on
  *            every rank: its window comes from the pool
  *            (coll_rdma_window_pool), without new shared memory.
+ *   freeN    with -m N: the mean time per communicator of N communicators
+ *            dup'ed, given 20 checked blocking 8-byte allreduces each (so
+ *            that coll/rdma's window is set up after its 16 warm-up calls)
+ *            and freed before the next (rank 0's clock, after a barrier).
+ *   keptN    the same, all N kept alive; then freed together.
+ *   shmkept  the bytes of /dev/shm in use (statvfs, rank 0, the whole node)
+ *            with those N alive, less right after MPI_Init (so windows
+ *            kept for reuse count too), per communicator, in KiB (key
+ *            shmkept_kib).
  *   fin      MPI_Finalize, rank 0 only.
  * KIND (-k) says how each allreduce is called: blocking (MPI_Allreduce, the
  * default), nonblocking (MPI_Iallreduce then MPI_Wait) or persistent (one
@@ -50,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 static double now_us(void)
@@ -132,6 +142,54 @@ static void checked_allreduce(MPI_Comm comm, int which, int64_t call, int rank, 
     }
 }
 
+/* Bytes of /dev/shm in use on this node (0 where it cannot be read). */
+static double shm_used(void)
+{
+    struct statvfs st;
+
+    if (0 != statvfs("/dev/shm", &st)) {
+        return 0;
+    }
+    return (double) (st.f_blocks - st.f_bfree) * (double) st.f_frsize;
+}
+
+/*
+ * -m N: N communicators dup'ed from MPI_COMM_WORLD, 20 checked blocking
+ * allreduces each; freed one by one (many[0], us per communicator) or kept
+ * until all N exist (many[1]; many[2]: /dev/shm's growth since shm_init per
+ * communicator, KiB).  Rank 0's clock, after a point-to-point barrier.
+ */
+static void many_communicators(int n, int rank, int size, double shm_init, double many[3])
+{
+    MPI_Comm *c = malloc(sizeof(MPI_Comm) * n);
+    int saved = kind;
+
+    kind = KIND_BLOCKING;
+    for (int keep = 0; keep < 2; ++keep) {
+        p2p_barrier(MPI_COMM_WORLD);
+        double t = now_us();
+        for (int i = 0; i < n; ++i) {
+            MPI_Comm_dup(MPI_COMM_WORLD, &c[i]);
+            for (int k = 1; k <= 20; ++k) {
+                checked_allreduce(c[i], 0, k, rank, size);
+            }
+            if (!keep) {
+                MPI_Comm_free(&c[i]);
+            }
+        }
+        p2p_barrier(MPI_COMM_WORLD);
+        many[keep] = (now_us() - t) / n;
+        if (keep) {
+            many[2] = (shm_used() - shm_init) / 1024.0 / n;
+            for (int i = 0; i < n; ++i) {
+                MPI_Comm_free(&c[i]);
+            }
+        }
+    }
+    kind = saved;
+    free(c);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *) a, y = *(const double *) b;
@@ -165,8 +223,9 @@ static void max_over_ranks(double *v, int n, int rank, int size, double *min0)
 
 int main(int argc, char **argv)
 {
-    int calls = 40, steady = 2000, rank, size;
-    double t0, init_us, t_fin;
+    int calls = 40, steady = 2000, ncomms = 0, rank, size;
+    double many[3] = {0, 0, 0};
+    double t0, init_us, t_fin, shm_init;
     MPI_Comm dup, dup2;
 
     t0 = now_us();
@@ -179,6 +238,8 @@ int main(int argc, char **argv)
             calls = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
             steady = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "-m") && i + 1 < argc) {
+            ncomms = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "-k") && i + 1 < argc) {
             ++i;
             kind = !strcmp(argv[i], "nonblocking") ? KIND_NONBLOCKING
@@ -186,13 +247,13 @@ int main(int argc, char **argv)
                                                     : KIND_BLOCKING;
         } else {
             if (0 == rank) {
-                fprintf(stderr, "usage: setup_cost [-n CALLS] [-s STEADY] [-k blocking|nonblocking|persistent]\n");
+                fprintf(stderr, "usage: setup_cost [-n CALLS] [-s STEADY] [-m COMMS] [-k blocking|nonblocking|persistent]\n");
             }
             MPI_Finalize();
             return 2;
         }
     }
-    if (calls < 1 || calls > 1000 || steady < 1) {
+    if (calls < 1 || calls > 1000 || steady < 1 || ncomms < 0) {
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
 
@@ -202,6 +263,8 @@ int main(int argc, char **argv)
     double *v = calloc(nv, sizeof(double)), *st = malloc(sizeof(double) * steady);
 
     v[0] = init_us;
+    p2p_barrier(MPI_COMM_WORLD); /* every rank's MPI_Init done */
+    shm_init = shm_used();
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     for (int c = 1; c <= calls; ++c) {
         p2p_barrier(MPI_COMM_WORLD);
@@ -241,6 +304,9 @@ int main(int argc, char **argv)
         MPI_Request_free(&preq[0]);
     }
     MPI_Comm_free(&dup);
+    if (ncomms > 0) {
+        many_communicators(ncomms, rank, size, shm_init, many);
+    }
 
     v[calls + 4] = start_max;
     double init_min = init_us;
@@ -257,6 +323,10 @@ int main(int argc, char **argv)
         printf(" worst_us=%.1f worstat_us=%d", v[worst], worst);
         printf(" steady_us=%.2f dup2_us=%.1f dup3_us=%.1f startmax_us=%.1f", v[calls + 1],
                v[calls + 2], v[calls + 3], v[calls + 4]);
+        if (ncomms > 0) {
+            printf(" free%d_us=%.1f kept%d_us=%.1f shmkept_kib=%.1f", ncomms, many[0], ncomms,
+                   many[1], many[2]);
+        }
     }
     free(v);
     free(st);

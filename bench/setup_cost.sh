@@ -4,11 +4,13 @@
 # first calls on a dup'ed communicator, of the steady state, of a second
 # communicator's set-up call and of MPI_Finalize.  See bench/README.md.
 #
-# Usage: bench/setup_cost.sh [-n NP] [-r RUNS] [-c CALLS] [-k KIND] [-a "MCA ARGS"]
+# Usage: bench/setup_cost.sh [-n NP] [-r RUNS] [-c CALLS] [-m COMMS] [-k KIND] [-a "MCA ARGS"]
 #                            [-A "MCA ARGS"] [-x "NAME=MPIRUN ARGS"]...
 #   -n NP      ranks (default 2)
 #   -r RUNS    runs of each configuration (default 9), interleaved
 #   -c CALLS   timed calls (default 40)
+#   -m COMMS   also COMMS communicators one after the other, each freed, then
+#              all kept: time per communicator, /dev/shm's growth (setup_cost -m)
 #   -k KIND    blocking (default), nonblocking (MPI_Iallreduce + MPI_Wait) or
 #              persistent (MPI_Allreduce_init once, MPI_Start + MPI_Wait)
 #   -a ARGS    more mpirun arguments for the rdma configuration
@@ -22,19 +24,20 @@
 set -u
 SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BUILDDIR=${BUILDDIR:-$(cd "$SRCDIR/.." && pwd)}
-NP=2 RUNS=9 CALLS=40 KIND=blocking RDMA_ARGS= BOTH_ARGS= RAW=
+NP=2 RUNS=9 CALLS=40 COMMS=0 KIND=blocking RDMA_ARGS= BOTH_ARGS= RAW=
 EXTRA_NAMES=() EXTRA_ARGS=()
-while getopts "n:r:c:k:a:A:o:x:h" opt; do
+while getopts "n:r:c:m:k:a:A:o:x:h" opt; do
     case $opt in
     n) NP=$OPTARG ;;
     r) RUNS=$OPTARG ;;
     c) CALLS=$OPTARG ;;
+    m) COMMS=$OPTARG ;;
     k) KIND=$OPTARG ;;
     a) RDMA_ARGS=$OPTARG ;;
     A) BOTH_ARGS=$OPTARG ;;
     o) RAW=$OPTARG ;;
     x) EXTRA_NAMES+=("${OPTARG%%=*}"); EXTRA_ARGS+=("${OPTARG#*=}") ;;
-    *) sed -n '2,23p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,25p' "$0" >&2; exit 2 ;;
     esac
 done
 BIN=$BUILDDIR/bench/setup_cost
@@ -53,7 +56,7 @@ for ((r = 1; r <= RUNS; ++r)); do
     for ((k = 0; k < ${#NAMES[@]}; ++k)); do
         cfg=${NAMES[$k]} extra=${ARGS[$k]}
         # shellcheck disable=SC2086
-        line=$(timeout 120 mpirun -np "$NP" $BIND $BOTH_ARGS $extra "$BIN" -n "$CALLS" -k "$KIND" 2>/dev/null | grep '^init_us=')
+        line=$(timeout 120 mpirun -np "$NP" $BIND $BOTH_ARGS $extra "$BIN" -n "$CALLS" -m "$COMMS" -k "$KIND" 2>/dev/null | grep '^init_us=')
         if [ -z "$line" ]; then
             echo "setup_cost.sh: run $r ($cfg) failed" >&2
             continue
@@ -71,7 +74,7 @@ for line in open(sys.argv[1]):
     d = rows.setdefault(cfg, {})
     for f in fields:
         k, v = f.split('=')
-        k = k[:-3]  # drop _us
+        k = k[:-3] if k.endswith('_us') else k  # drop _us (shmkept_kib stays)
         if k not in keys:
             keys.append(k)
         d.setdefault(k, []).append(float(v))

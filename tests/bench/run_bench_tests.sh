@@ -257,4 +257,30 @@ elif rdma_selected "$name"; then
     result "$name" "$reason"
 fi
 
+# 8. what a communicator costs (bench/setup_cost.sh -m): both configurations
+#    print the many-communicator keys, and coll/rdma's communicators add
+#    windows to /dev/shm (theirs were set up) where stock's add none
+name=setup-cost-many
+if rdma_selected "$name" && [ "$RDMA_MODE" != component ]; then
+    echo "SKIP $name (no component: setup_cost.sh compares coll/rdma with stock)"
+elif rdma_selected "$name"; then
+    OUT=$RDMA_LOGDIR/$name.out
+    t0=$(date +%s)
+    BUILDDIR=$BUILDDIR timeout 300 bash "$RDMA_REPO_ROOT/bench/setup_cost.sh" -n 2 -r 1 -c 20 -m 4 \
+        -o "$RDMA_LOGDIR/$name.raw" >"$OUT" 2>&1
+    rc=$?
+    RDMA_RUN_SECS=$(($(date +%s) - t0))
+    reason=
+    [ $rc -ne 0 ] && reason="setup_cost.sh exit $rc: $(tail -n 3 "$OUT" | tr '\n' ' ')"
+    for cfg in rdma tuned; do
+        line=$(grep "^$cfg " "$RDMA_LOGDIR/$name.raw" 2>/dev/null)
+        [ -z "$reason" ] && ! grep -qE ' free4_us=[0-9.]+ kept4_us=[0-9.]+ shmkept_kib=-?[0-9.]+ ' <<<"$line" &&
+            reason="no many-communicator keys for $cfg: $line"
+    done
+    kib=$(sed -n 's/^rdma .* shmkept_kib=\([-0-9.]*\) .*/\1/p' "$RDMA_LOGDIR/$name.raw" 2>/dev/null)
+    [ -z "$reason" ] && ! awk -v k="${kib:-0}" 'BEGIN { exit !(k >= 256) }' &&
+        reason="coll/rdma's 4 communicators added ${kib:-?} KiB per communicator to /dev/shm: no window set up?"
+    result "$name" "$reason"
+fi
+
 rdma_finish
