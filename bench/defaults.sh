@@ -5,12 +5,16 @@
 # default by one command, reviewed as data: put its bench/compare.sh runs
 # (configurations rdma, tuned and forced ones such as `big`, with -V) under
 # docs/perf/defaults/ and run this.  docs/tuning.md, "The default rules".
+# Above 16 ranks, where no machine here measures, the rules of the cache-line
+# model (docs/perf/model/rules.txt, made by bench/model_rules.py) follow the
+# measured ones.
 set -eu
 
 SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DATA=$SRCDIR/docs/perf/defaults
 RULES=$SRCDIR/ompi-coll-rdma/coll_rdma_defaults.rules
 REPORT=$DATA/report.md
+MODEL=$SRCDIR/docs/perf/model/rules.txt
 # a pick needs at most this ratio to coll/tuned (median of paired repetitions)
 MARGIN=0.9
 CHECK=
@@ -53,6 +57,11 @@ trap 'rm -rf "$tmp"' EXIT
     echo "# no rule matches take the built-in table."
     (cd "$SRCDIR" && python3 bench/summarize.py defaults "$MARGIN" docs/perf/defaults/overrides \
         "$tmp/report.md" "${@#$SRCDIR/}")
+    if [ -f "$MODEL" ]; then
+        echo "# above 16 ranks on one node, where nothing here is measured: the cache-line"
+        echo "# model's picks (docs/perf/model/rules.txt, bench/model_rules.py; docs/scale.md)"
+        grep -v '^#' "$MODEL"
+    fi
 } >"$tmp/rules"
 if [ -n "$CHECK" ]; then
     if ! diff -u "$RULES" "$tmp/rules"; then

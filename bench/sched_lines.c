@@ -30,9 +30,23 @@
  *               line, a rank's transfers at least G apart, A per action;
  *               adds the predicted time, us=T (-C plus the last exit)
  *   -C US       a fixed cost per call added to us= (default 0)
+ *   --auto      also one line `auto=ALG us=T best=ALG us=T`: the algorithm
+ *               coll/rdma's auto takes for the call on one node (the
+ *               decision layer with the default rules, every window mapped;
+ *               a reduction of integers, whose order does not matter) and
+ *               the model's fastest of the algorithms printed; needs -c.
+ *               ALG is `fallback` where auto hands the call on (us=-1)
+ *   --auto-ordered  the same for a reduction whose order matters (floating
+ *               point: n-way and Bruck are not candidates)
+ *   --auto-table  only `auto=ALG`: the built-in table's pick, without the
+ *               default rules (bench/model_rules.py), no model run
  */
 #include "plan_sim_lines.h"
 
+#include "coll_rdma_decision.h"
+#include "coll_rdma_layout.h"
+#include "coll_rdma_names.h"
+#include "coll_rdma_rules.h"
 #include "coll_rdma_sched.h"
 
 #include <stdbool.h>
@@ -89,8 +103,8 @@ static bool set_param(coll_rdma_config_t *cfg, const char *name, long v)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: sched_dump --lines [-v] [-R] [-a ALG] [-o NAME=N ...] [-g G] "
-                    "[-c X,U,F,G,A] [-C US] COLL P BYTES\n"
+    fprintf(stderr, "usage: sched_dump --lines [-v] [-R] [--auto | --auto-ordered | --auto-table] [-a ALG] "
+                    "[-o NAME=N ...] [-g G] [-c X,U,F,G,A] [-C US] COLL P BYTES\n"
                     "  COLL: barrier, bcast, allreduce, reduce, allgather, alltoall\n");
     exit(2);
 }
@@ -104,6 +118,61 @@ static int lookup(const char *name, const char *(*name_of)(int), int n)
         }
     }
     return -1;
+}
+
+extern const char coll_rdma_defaults_text[]; /* coll_rdma_defaults_text.c */
+
+/*
+ * What auto takes for COLL at P ranks and BYTES on one node (every window
+ * mapped, the default rules, the window laid out for cfg): an enum
+ * coll_rdma_alg, FALLBACK where it hands the call on, -1 where the rules or
+ * the layout fail.  order_independent: the reduction's result is the same
+ * in any order (integers).
+ */
+static int auto_pick(const coll_rdma_config_t *base, int coll, int P, size_t bytes,
+                     bool order_independent, bool with_rules)
+{
+    static coll_rdma_layout_t l;
+    coll_rdma_config_t cfg = *base;
+    coll_rdma_reach_t reach = {.all_direct = true, .nnodes = 1};
+    char err[256];
+    bool rescued = false;
+    int why = -1, alg = -1;
+    coll_rdma_rules_t *defaults = coll_rdma_rules_parse_text(coll_rdma_defaults_text,
+                                                             coll_rdma_names_vocab(), err,
+                                                             sizeof(err));
+
+    cfg.defaults = with_rules ? defaults : NULL;
+    memset(&l, 0, sizeof(l));
+    if (NULL == defaults || OMPI_SUCCESS != coll_rdma_layout(&l, &cfg, P, 0)) {
+        coll_rdma_rules_free(defaults);
+        return -1;
+    }
+    reach.rsag_allreduce = l.rsag_allreduce.segment;
+    reach.rsag_reduce = l.rsag_reduce.segment;
+    switch (coll) {
+    case COLL_RDMA_BARRIER:
+        alg = coll_rdma_decide_barrier(&cfg, P, &reach, &why);
+        break;
+    case COLL_RDMA_BCAST:
+        alg = coll_rdma_decide_bcast(&cfg, P, bytes, &reach, &why);
+        break;
+    case COLL_RDMA_ALLREDUCE:
+        alg = coll_rdma_decide_allreduce(&cfg, P, bytes, true, true, order_independent, &reach,
+                                         false, &rescued, &why);
+        break;
+    case COLL_RDMA_REDUCE:
+        alg = coll_rdma_decide_reduce(&cfg, P, bytes, true, true, &reach, false, &rescued, &why);
+        break;
+    case COLL_RDMA_ALLGATHER:
+        alg = coll_rdma_decide_allgather(&cfg, P, bytes, &reach, &why);
+        break;
+    case COLL_RDMA_ALLTOALL:
+        alg = coll_rdma_decide_alltoall(&cfg, P, bytes, &reach, &why);
+        break;
+    }
+    coll_rdma_rules_free(defaults);
+    return alg;
 }
 
 /* A count: an integer where it is one, else two decimals. */
@@ -120,7 +189,7 @@ static void put(const char *key, double v)
  * One algorithm's line: the counts (costs zero), then with costs the
  * predicted time.  Returns 0, or -1 with the failure in res->path.
  */
-static int one(lines_setup_t *ls, lines_result_t *res, int verbose, double call_us)
+static int one(lines_setup_t *ls, lines_result_t *res, int verbose, double call_us, double *us_out)
 {
     lines_cost_t cost = ls->cost;
     char err[LINES_PATH_BYTES];
@@ -155,6 +224,7 @@ static int one(lines_setup_t *ls, lines_result_t *res, int verbose, double call_
         put("served", res->served);
         printf(" busiest_rank=%d", res->busiest_rank);
     }
+    *us_out = us;
     if (us >= 0) {
         printf(" us=%.3f", us);
         if (verbose) {
@@ -172,13 +242,19 @@ int sched_lines_main(int argc, char **argv)
 {
     lines_setup_t ls;
     lines_result_t *res = malloc(sizeof(*res));
-    int a = 1, only = -1, verbose = 0, coll, rc = 0;
-    double call_us = 0;
+    int a = 1, only = -1, verbose = 0, coll, rc = 0, autos = 0, best = -1;
+    double call_us = 0, us_of[COLL_RDMA_NALGS];
 
     memset(&ls, 0, sizeof(ls));
     lines_config(&ls.cfg);
     while (a < argc && '-' == argv[a][0]) {
         const char *o = argv[a];
+        if (0 == strcmp(o, "--auto") || 0 == strcmp(o, "--auto-ordered")
+            || 0 == strcmp(o, "--auto-table")) {
+            autos = 0 == strcmp(o, "--auto") ? 1 : 0 == strcmp(o, "--auto-ordered") ? 2 : 3;
+            ++a;
+            continue;
+        }
         if (0 == strcmp(o, "-v") || 0 == strcmp(o, "-R")) {
             verbose |= 'v' == o[1];
             ls.rotate |= 'R' == o[1];
@@ -220,12 +296,26 @@ int sched_lines_main(int argc, char **argv)
     ls.bytes = (size_t) atol(argv[a + 2]);
     ls.path = verbose;
     if (coll < 0 || ls.P < 1 || ls.P > 1024 || ls.cfg.bcast_slots < 1 || ls.groups < 0
-        || ls.cfg.bcast_segment_bytes < 64) {
+        || ls.cfg.bcast_segment_bytes < 64
+        || (autos && autos < 3 && ls.cost.xfer + ls.cost.upgrade + ls.cost.fan + ls.cost.gap + ls.cost.action <= 0)) {
         usage();
     }
     ls.cfg.bcast_max_bytes = ls.cfg.bcast_max_bytes > ls.cfg.bcast_segment_bytes
                                  ? ls.cfg.bcast_max_bytes
                                  : ls.cfg.bcast_segment_bytes;
+    for (int k = 0; k < COLL_RDMA_NALGS; ++k) {
+        us_of[k] = -1;
+    }
+    if (3 == autos) {
+        int pick = auto_pick(&ls.cfg, coll, ls.P, ls.bytes, true, false);
+        free(res);
+        if (pick < 0) {
+            fprintf(stderr, "sched_dump --lines --auto-table: no layout\n");
+            return 1;
+        }
+        printf("auto=%s\n", coll_rdma_alg_names[pick]);
+        return 0;
+    }
     for (int k = 0; algs_of[coll][k] >= 0; ++k) {
         const char *why;
         ls.alg = algs_of[coll][k];
@@ -237,10 +327,23 @@ int sched_lines_main(int argc, char **argv)
             printf("# %s %d %zu: not served (%s)\n", sim_alg_name(ls.alg), ls.P, ls.bytes, why);
             continue;
         }
-        if (0 != one(&ls, res, verbose, call_us)) {
+        if (0 != one(&ls, res, verbose, call_us, &us_of[ls.alg])) {
             fprintf(stderr, "sched_dump --lines: %s %s P=%d: %s\n", argv[a], sim_alg_name(ls.alg),
                     ls.P, res->path);
             rc = 1;
+        } else if (us_of[ls.alg] >= 0 && (best < 0 || us_of[ls.alg] < us_of[best])) {
+            best = ls.alg;
+        }
+    }
+    if (autos && 0 == rc) {
+        int pick = auto_pick(&ls.cfg, coll, ls.P, ls.bytes, 1 == autos, true);
+        if (pick < 0) {
+            fprintf(stderr, "sched_dump --lines --auto: no default rules or layout\n");
+            rc = 1;
+        } else {
+            printf("auto=%s us=%.3f best=%s us=%.3f\n", coll_rdma_alg_names[pick],
+                   pick < COLL_RDMA_NALGS && us_of[pick] >= 0 ? us_of[pick] : -1.0,
+                   best >= 0 ? sim_alg_name(best) : "none", best >= 0 ? us_of[best] : -1.0);
         }
     }
     free(res);

@@ -263,6 +263,12 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
 
 /* auto: read allreduce only on communicators of more ranks than this */
 #define AUTO_ALLREDUCE_READ_MIN_RANKS 4
+/* and of at most this many: each rank loads P - 1 lines, and above 28 ranks
+ * the cache-line model (fitted to the 16-core machine; docs/scale.md, "One
+ * node, many cores") has pairwise's exchanges faster (32 ranks, 8 B: 1.40
+ * against 1.47 us; 64: 1.68 against 2.59), n-way's faster still where the
+ * order of the sums does not show (1.27 at 32).  Not measured above 16. */
+#define AUTO_ALLREDUCE_READ_MAX_RANKS 28
 
 static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_facts_t *f,
                         int *why)
@@ -333,9 +339,11 @@ static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_fa
     }
     /* read combines P - 1 contributions per rank: at 2 and 4 ranks pairwise's
      * exchanges are as fast or faster (8 B: 0.40 against 0.46 us at 2 ranks,
-     * 0.60 against 0.61 at 4), from 8 ranks read wins (docs/tuning.md) */
+     * 0.60 against 0.61 at 4), from 8 ranks read wins (docs/tuning.md), to
+     * 28 by the model */
     if (all_direct && bytes <= cfg->allreduce_read_max_bytes
-        && comm_size > AUTO_ALLREDUCE_READ_MIN_RANKS) {
+        && comm_size > AUTO_ALLREDUCE_READ_MIN_RANKS
+        && comm_size <= AUTO_ALLREDUCE_READ_MAX_RANKS) {
         return COLL_RDMA_ALG_READ;
     }
     /*

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""model_rules.py: auto's rules above 16 ranks on one node, from the cache-line model.
+
+No machine here has more than 16 cores, so above 16 ranks auto cannot be
+measured; this picks, for every cell of a grid of rank counts and payload
+sizes, the algorithm the cache-line model (bench/sched_dump --lines,
+docs/design.md "A model of cache-line transfers") predicts fastest among the
+flat algorithms auto itself takes on one node, with the costs fitted to the
+16-core machine (docs/performance.md, "Cache-line model"), and writes them as
+rules in coll_rdma_tuning_file's format.  bench/defaults.sh appends them to
+auto's default rules after the measured ones (a measured rule matches first).
+
+Usage: bench/model_rules.py [-j JOBS] [-o DIR] [--sched-dump PATH]
+  writes DIR/rules.txt (the rules) and DIR/grid.txt (every cell: the model's
+  time of each candidate); DIR defaults to docs/perf/model.  JOBS parallel
+  model runs (default 2).  Minutes: the model walks every rank's lines.
+
+Candidates (those auto takes on one node, every window mapped): barrier read,
+nway, pairwise; bcast read, knomial; allreduce up to allreduce_short_max_bytes
+read (up to allreduce_read_max_bytes), pairwise, nway, Bruck, the k-ary tree;
+reduce up to the reduce slots knomial.  The two-level forms (hier, nport) are
+left out: auto takes them only across nodes.  A rule naming n-way or Bruck
+gives way to the built-in table for a reduction whose order matters
+(coll_rdma_decision.c), as every rule does.
+"""
+import argparse
+import concurrent.futures
+import os
+import subprocess
+import sys
+
+COSTS = "140,140,15,5,0"   # docs/performance.md, the 16-core machine's fit
+RANKS = [17, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 128, 192, 256]
+# (collective, candidates, byte classes: (low, high, the size the model runs))
+GRID = [
+    ("barrier", ["read", "nway", "pairwise"], [(0, 0, 0)]),
+    # classes end where an algorithm's message takes one more line: the tree's
+    # slots hold 48 bytes in their first line, the read bcast's small ring 56
+    ("bcast", ["read", "knomial"],
+     [(0, 48, 48), (49, 56, 56), (57, 128, 128), (129, 512, 512), (513, 1024, 1024),
+      (1025, 2048, 2048), (2049, 4096, 4096), (4097, 8192, 8192), (8193, 16384, 16384),
+      (16385, 65536, 65536)]),
+    ("allreduce", ["read", "pairwise", "nway", "bruck", "ktree"],
+     [(0, 8, 8), (9, 32, 32), (33, 48, 48), (49, 512, 512), (513, 4096, 4096)]),
+]
+# within this ratio of the fastest the built-in table's own pick is kept
+# ("auto"): the rules name an algorithm only where the model says it matters
+KEEP = 1.05
+
+
+def model(sched_dump, coll, alg, P, nbytes):
+    """The model's time of one algorithm (us), or None where it does not serve."""
+    out = subprocess.run([sched_dump, "--lines", "-c", COSTS, "-a", alg, coll, str(P), str(nbytes)],
+                         capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == alg:
+            return float(f[-1].split("=")[1])
+    return None
+
+
+def auto_pick(sched_dump, coll, P, nbytes):
+    """The built-in table's pick (without the default rules: the measured ones
+    do not reach these cells, and this file's own must not feed back)."""
+    out = subprocess.run([sched_dump, "--lines", "--auto-table", coll, str(P), str(nbytes)],
+                         capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        if line.startswith("auto="):
+            return line.split()[0].split("=")[1]
+    raise RuntimeError("no auto line for %s %d %d" % (coll, P, nbytes))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("-o", default=os.path.join(src, "docs", "perf", "model"))
+    ap.add_argument("--sched-dump", default=os.path.join(os.environ.get("BUILDDIR", src), "bench",
+                                                         "sched_dump"))
+    a = ap.parse_args()
+    jobs = {}
+    with concurrent.futures.ThreadPoolExecutor(a.j) as ex:
+        for coll, algs, classes in GRID:
+            for P in RANKS:
+                for lo, hi, m in classes:
+                    jobs[(coll, P, m, "auto")] = ex.submit(auto_pick, a.sched_dump, coll, P, m)
+                    for alg in algs:
+                        jobs[(coll, P, m, alg)] = ex.submit(model, a.sched_dump, coll, alg, P, m)
+    os.makedirs(a.o, exist_ok=True)
+    rules, grid = [], []
+    for coll, algs, classes in GRID:
+        rules.append("# %s above 16 ranks, from the cache-line model" % coll)
+        prev = None
+        for i, P in enumerate(RANKS):
+            row = []
+            for lo, hi, m in classes:
+                us = {alg: jobs[(coll, P, m, alg)].result() for alg in algs}
+                us = {k: v for k, v in us.items() if v is not None}
+                best = min(us, key=us.get)
+                now = jobs[(coll, P, m, "auto")].result()
+                keep = now in us and us[now] <= KEEP * us[best]
+                pick = "auto" if keep else best
+                grid.append("%s %d %d auto=%s %s -> %s" % (coll, P, m, now, " ".join(
+                    "%s=%.3f" % (k, us[k]) for k in algs if k in us), pick))
+                if row and row[-1][2] == pick:
+                    row[-1] = (row[-1][0], hi, pick)
+                else:
+                    row.append((lo, hi, pick))
+            hiP = "%d" % (RANKS[i + 1] - 1) if i + 1 < len(RANKS) else ""
+            if prev is not None and prev[1] == row:
+                prev = (prev[0], row, hiP)
+            else:
+                if prev is not None:
+                    rules.extend(emit(coll, prev))
+                prev = (P, row, hiP)
+        rules.extend(emit(coll, prev))
+    with open(os.path.join(a.o, "rules.txt"), "w") as f:
+        f.write("\n".join(rules) + "\n")
+    with open(os.path.join(a.o, "grid.txt"), "w") as f:
+        f.write("# bench/model_rules.py: sched_dump --lines -c %s, us per call; -> the rule's pick\n"
+                % COSTS)
+        f.write("\n".join(grid) + "\n")
+    print("model_rules.py: wrote %s and grid.txt" % os.path.join(a.o, "rules.txt"))
+
+
+def emit(coll, group):
+    """Rules for the rank range of one group of identical rows (auto cells need none)."""
+    loP, row, hiP = group
+    out = []
+    for lo, hi, pick in row:
+        if pick != "auto":
+            out.append("%-9s %-6s %-18s %s" % (coll, "%d-%s" % (loP, hiP), "%d-%d" % (lo, hi), pick))
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())
