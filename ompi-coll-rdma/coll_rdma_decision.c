@@ -263,12 +263,21 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
 
 /* auto: read allreduce only on communicators of more ranks than this */
 #define AUTO_ALLREDUCE_READ_MIN_RANKS 4
-/* and of at most this many: each rank loads P - 1 lines, and above 28 ranks
- * the cache-line model (fitted to the 16-core machine; docs/scale.md, "One
- * node, many cores") has pairwise's exchanges faster (32 ranks, 8 B: 1.40
- * against 1.47 us; 64: 1.68 against 2.59), n-way's faster still where the
- * order of the sums does not show (1.27 at 32).  Not measured above 16. */
+/* and of at most this many: each rank loads P - 1 lines.  By the cache-line
+ * model (fitted to the 16-core machine; docs/scale.md, "One node, many
+ * cores"; not measured above 16 ranks), 8 B: where the order of the sums does
+ * not show, n-way or Bruck beat read above 28 ranks (1.27 against 1.47 us at
+ * 32, 1.54 against 2.03 at 48); where it does, only pairwise and the tree
+ * compete, and pairwise, which folds the ranks above a power of two in and
+ * out, beats read only from 41 ranks on (1.68 against 1.75 at 40, 1.82
+ * against 2.03 at 48), except at 32 (1.40 against 1.47). */
 #define AUTO_ALLREDUCE_READ_MAX_RANKS 28
+#define AUTO_ALLREDUCE_READ_MAX_RANKS_ORDERED 40
+/* the largest communicator auto was measured on; above it, on one node, the
+ * (k+1)-nomial tree's serial parents lose to pairwise in the cache-line model
+ * at 66 of the 70 cells of docs/perf/model/grid.txt (the tree up to 1.55x
+ * pairwise's time; at most 1.12x the other way), whatever the rounds say */
+#define AUTO_MEASURED_MAX_RANKS 16
 
 static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_facts_t *f,
                         int *why)
@@ -340,10 +349,11 @@ static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_fa
     /* read combines P - 1 contributions per rank: at 2 and 4 ranks pairwise's
      * exchanges are as fast or faster (8 B: 0.40 against 0.46 us at 2 ranks,
      * 0.60 against 0.61 at 4), from 8 ranks read wins (docs/tuning.md), to
-     * 28 by the model */
+     * 28 or 40 ranks by the model */
     if (all_direct && bytes <= cfg->allreduce_read_max_bytes
         && comm_size > AUTO_ALLREDUCE_READ_MIN_RANKS
-        && comm_size <= AUTO_ALLREDUCE_READ_MAX_RANKS) {
+        && comm_size <= (order_independent ? AUTO_ALLREDUCE_READ_MAX_RANKS
+                                           : AUTO_ALLREDUCE_READ_MAX_RANKS_ORDERED)) {
         return COLL_RDMA_ALG_READ;
     }
     /*
@@ -374,6 +384,9 @@ static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_fa
                 best = COLL_RDMA_ALG_BRUCK;
                 cost = bruck;
             }
+        }
+        if (all_direct && comm_size > AUTO_MEASURED_MAX_RANKS) {
+            return best;
         }
         return tree < cost ? COLL_RDMA_ALG_KTREE : best;
     }
