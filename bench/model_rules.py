@@ -10,16 +10,20 @@ flat algorithms auto itself takes on one node, with the costs fitted to the
 rules in coll_rdma_tuning_file's format.  bench/defaults.sh appends them to
 auto's default rules after the measured ones (a measured rule matches first).
 
-Usage: bench/model_rules.py [-j JOBS] [-o DIR] [--sched-dump PATH]
+Usage: bench/model_rules.py [-j JOBS] [-o DIR] [--grid GRID] [--sched-dump PATH]
   writes DIR/rules.txt (the rules) and DIR/grid.txt (every cell: the model's
   time of each candidate); DIR defaults to docs/perf/model.  JOBS parallel
-  model runs (default 2).  Minutes: the model walks every rank's lines.
+  model runs (default 2).  About 15 minutes on 2 cores: the model walks every
+  rank's lines; --grid GRID takes the cells an earlier grid.txt has (seconds).
 
 Candidates (those auto takes on one node, every window mapped): barrier read,
-nway, pairwise; bcast read, knomial; allreduce up to allreduce_short_max_bytes
-read (up to allreduce_read_max_bytes), pairwise, nway, Bruck, the k-ary tree;
-reduce up to the reduce slots knomial.  The two-level forms (hier, nport) are
-left out: auto takes them only across nodes.  A rule naming n-way or Bruck
+nway, pairwise; bcast read, knomial; allreduce up to 4 KiB read (up to
+allreduce_read_max_bytes), pairwise, nway, Bruck, the k-ary tree, for integer
+sums (a floating-point sum takes the built-in table where a rule names n-way
+or Bruck).  Not reduce, allgather or alltoall yet.  The two-level forms (hier,
+nport) are left out: auto takes them only across nodes.  A cell's pick holds
+from its rank count to the next grid point's only where that one picks the
+same; elsewhere the built-in table decides.  A rule naming n-way or Bruck
 gives way to the built-in table for a reduction whose order matters
 (coll_rdma_decision.c), as every rule does.
 """
@@ -30,7 +34,8 @@ import subprocess
 import sys
 
 COSTS = "140,140,15,5,0"   # docs/performance.md, the 16-core machine's fit
-RANKS = [17, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 128, 192, 256]
+# denser where the algorithms' costs cross (found by sweeping 17-64 one by one)
+RANKS = [17, 18, 20, 22, 24, 25, 28, 32, 35, 40, 44, 46, 48, 52, 54, 56, 64, 80, 96, 128, 192, 256]
 # (collective, candidates, byte classes: (low, high, the size the model runs))
 GRID = [
     ("barrier", ["read", "nway", "pairwise"], [(0, 0, 0)]),
@@ -70,22 +75,50 @@ def auto_pick(sched_dump, coll, P, nbytes):
     raise RuntimeError("no auto line for %s %d %d" % (coll, P, nbytes))
 
 
+def read_grid(path):
+    """The cells of an earlier grid.txt: {(coll, P, m): (table's pick, {alg: us})}."""
+    cells = {}
+    for line in open(path):
+        f = line.split()
+        if not f or f[0].startswith("#"):
+            continue
+        cells[(f[0], int(f[1]), int(f[2]))] = (f[3].split("=")[1], {
+            k: float(v) for k, v in (x.split("=") for x in f[4:-2])})
+    return cells
+
+
 def main():
     ap = argparse.ArgumentParser()
     src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("-o", default=os.path.join(src, "docs", "perf", "model"))
+    ap.add_argument("--grid", help="take the model's times and the table's picks from this grid.txt "
+                    "instead of running the model (seconds instead of minutes)")
     ap.add_argument("--sched-dump", default=os.path.join(os.environ.get("BUILDDIR", src), "bench",
                                                          "sched_dump"))
     a = ap.parse_args()
+    cells = read_grid(a.grid) if a.grid else {}
     jobs = {}
     with concurrent.futures.ThreadPoolExecutor(a.j) as ex:
         for coll, algs, classes in GRID:
             for P in RANKS:
                 for lo, hi, m in classes:
+                    if (coll, P, m) in cells:
+                        continue
                     jobs[(coll, P, m, "auto")] = ex.submit(auto_pick, a.sched_dump, coll, P, m)
                     for alg in algs:
                         jobs[(coll, P, m, alg)] = ex.submit(model, a.sched_dump, coll, alg, P, m)
+    for (coll, P, m, what) in list(jobs):
+        if what == "auto":
+            algs = [g[1] for g in GRID if g[0] == coll][0]
+            us = {alg: jobs[(coll, P, m, alg)].result() for alg in algs}
+            cells[(coll, P, m)] = (jobs[(coll, P, m, "auto")].result(),
+                                   {k: v for k, v in us.items() if v is not None})
+    # each cell's pick: the table's where within KEEP of the fastest, else the fastest
+    pick = {}
+    for key, (now, us) in cells.items():
+        best = min(us, key=us.get)
+        pick[key] = "auto" if now in us and us[now] <= KEEP * us[best] else best
     os.makedirs(a.o, exist_ok=True)
     rules, grid = [], []
     for coll, algs, classes in GRID:
@@ -94,18 +127,19 @@ def main():
         for i, P in enumerate(RANKS):
             row = []
             for lo, hi, m in classes:
-                us = {alg: jobs[(coll, P, m, alg)].result() for alg in algs}
-                us = {k: v for k, v in us.items() if v is not None}
-                best = min(us, key=us.get)
-                now = jobs[(coll, P, m, "auto")].result()
-                keep = now in us and us[now] <= KEEP * us[best]
-                pick = "auto" if keep else best
+                now, us = cells[(coll, P, m)]
+                # a rule holds from this rank count to the next one's: only
+                # where the next one picks the same (the algorithms' costs step
+                # at rounds boundaries between the grid's points), else the table
+                nxt = pick.get((coll, RANKS[i + 1], m), pick[(coll, P, m)]) if i + 1 < len(RANKS) \
+                    else pick[(coll, P, m)]
+                here = pick[(coll, P, m)] if nxt == pick[(coll, P, m)] else "auto"
                 grid.append("%s %d %d auto=%s %s -> %s" % (coll, P, m, now, " ".join(
-                    "%s=%.3f" % (k, us[k]) for k in algs if k in us), pick))
-                if row and row[-1][2] == pick:
-                    row[-1] = (row[-1][0], hi, pick)
+                    "%s=%.3f" % (k, us[k]) for k in algs if k in us), here))
+                if row and row[-1][2] == here:
+                    row[-1] = (row[-1][0], hi, here)
                 else:
-                    row.append((lo, hi, pick))
+                    row.append((lo, hi, here))
             hiP = "%d" % (RANKS[i + 1] - 1) if i + 1 < len(RANKS) else ""
             if prev is not None and prev[1] == row:
                 prev = (prev[0], row, hiP)
@@ -129,7 +163,7 @@ def emit(coll, group):
     out = []
     for lo, hi, pick in row:
         if pick != "auto":
-            out.append("%-9s %-6s %-18s %s" % (coll, "%d-%s" % (loP, hiP), "%d-%d" % (lo, hi), pick))
+            out.append("%-9s %-7s %-18s %s" % (coll, "%d-%s" % (loP, hiP), "%d-%d" % (lo, hi), pick))
     return out
 
 

@@ -34,10 +34,12 @@
  *               coll/rdma's auto takes for the call on one node (the
  *               decision layer with the default rules, every window mapped;
  *               a reduction of integers, whose order does not matter) and
- *               the model's fastest of the algorithms printed; needs -c.
+ *               the model's fastest of the algorithms printed (all of the
+ *               collective's, two-level forms included, or -a's); needs -c.
  *               ALG is `fallback` where auto hands the call on (us=-1)
  *   --auto-ordered  the same for a reduction whose order matters (floating
- *               point: n-way and Bruck are not candidates)
+ *               point: auto does not take n-way or Bruck; best= still
+ *               names the fastest of all printed)
  *   --auto-table  only `auto=ALG`: the built-in table's pick, without the
  *               default rules (bench/model_rules.py), no model run
  */
