@@ -142,12 +142,14 @@ static void checked_allreduce(MPI_Comm comm, int which, int64_t call, int rank, 
     }
 }
 
-/* Bytes of /dev/shm in use on this node (0 where it cannot be read). */
+/* Bytes in use in UCX's shared-memory directory on this node (UCX_POSIX_DIR,
+ * else /dev/shm; 0 where it cannot be read). */
 static double shm_used(void)
 {
+    const char *dir = getenv("UCX_POSIX_DIR");
     struct statvfs st;
 
-    if (0 != statvfs("/dev/shm", &st)) {
+    if (0 != statvfs(NULL != dir && '\0' != dir[0] ? dir : "/dev/shm", &st)) {
         return 0;
     }
     return (double) (st.f_blocks - st.f_bfree) * (double) st.f_frsize;

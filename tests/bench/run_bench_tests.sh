@@ -27,6 +27,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # summarize.py, defaults.sh, tune.sh) run on the host.
 rdma_series_cases <<'SERIES'
 setup-untimed-S16 setup-timed-without-prewarm pingpong-validate-rdma app-loop overlap-probe ssp-solver
+setup-cost-many
 SERIES
 
 BENCH=${BENCH:-$BUILDDIR/bench/coll_bench}
