@@ -54,7 +54,8 @@ trap 'rm -rf "$tmp"' EXIT
     echo "# bench/defaults.sh from the runs in docs/perf/defaults (margin $MARGIN);"
     echo "# do not edit, measure (docs/tuning.md, \"The default rules\").  The format"
     echo "# is coll_rdma_tuning_file's; a tuning file's rules come first, and calls"
-    echo "# no rule matches take the built-in table."
+    echo "# no rule matches take the built-in table.  Above 16 ranks, after the measured"
+    echo "# rules, the cache-line model's (docs/perf/model/rules.txt)."
     (cd "$SRCDIR" && python3 bench/summarize.py defaults "$MARGIN" docs/perf/defaults/overrides \
         "$tmp/report.md" "${@#$SRCDIR/}")
     if [ -f "$MODEL" ]; then

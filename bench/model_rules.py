@@ -108,6 +108,10 @@ def main():
                     jobs[(coll, P, m, "auto")] = ex.submit(auto_pick, a.sched_dump, coll, P, m)
                     for alg in algs:
                         jobs[(coll, P, m, alg)] = ex.submit(model, a.sched_dump, coll, alg, P, m)
+    # the table's picks are asked again even for cells from --grid (no model
+    # run, seconds): a change to the table since must show in the rules
+    for (coll, P, m), (now, us) in list(cells.items()):
+        cells[(coll, P, m)] = (auto_pick(a.sched_dump, coll, P, m), us)
     for (coll, P, m, what) in list(jobs):
         if what == "auto":
             algs = [g[1] for g in GRID if g[0] == coll][0]

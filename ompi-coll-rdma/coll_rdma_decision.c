@@ -269,14 +269,18 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
  * not show, n-way or Bruck beat read above 28 ranks (1.27 against 1.47 us at
  * 32, 1.54 against 2.03 at 48); where it does, only pairwise and the tree
  * compete, and pairwise, which folds the ranks above a power of two in and
- * out, beats read only from 41 ranks on (1.68 against 1.75 at 40, 1.82
- * against 2.03 at 48), except at 32 (1.40 against 1.47). */
+ * out, and read cross at about 40 ranks (read 1.68 against 1.68 at 38, 1.78
+ * against 1.82 at 41, 1.85 against 1.82 at 43; 2.03 against 1.82 at 48),
+ * pairwise ahead at 32 too (1.40 against 1.47): a cap of 40 keeps read within
+ * 3 % of the faster. */
 #define AUTO_ALLREDUCE_READ_MAX_RANKS 28
 #define AUTO_ALLREDUCE_READ_MAX_RANKS_ORDERED 40
 /* the largest communicator auto was measured on; above it, on one node, the
  * (k+1)-nomial tree's serial parents lose to pairwise in the cache-line model
- * at 66 of the 70 cells of docs/perf/model/grid.txt (the tree up to 1.55x
- * pairwise's time; at most 1.12x the other way), whatever the rounds say */
+ * at 103 of the 110 allreduce cells of docs/perf/model/grid.txt (the tree up
+ * to 1.55x pairwise's time), whatever the rounds say; the tree wins some of
+ * 49-512 B (up to 1.12x: floating-point sums of that size at 49-63 ranks are
+ * 8-11 % slower than with the rounds' choice) */
 #define AUTO_MEASURED_MAX_RANKS 16
 
 static int allreduce_as(const coll_rdma_config_t *cfg, int forced, const call_facts_t *f,

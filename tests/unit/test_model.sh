@@ -3,8 +3,9 @@
 # forms against hand-computed values, the dump's rounds and messages for a few
 # sizes (non-powers of two and P = 1), the ring's bytes per step, the
 # two-level and n-port forms' rounds, coll/tuned's decision table, and the
-# format of sched_dump --lines.  python3 and the
-# built sched_dump only; a second or two.  Exit 0 pass, 1 fail, 77 skip.
+# format of sched_dump --lines, and auto above 16 ranks against the
+# cache-line model (section 9, about a minute).  python3 and the built
+# sched_dump only.  Exit 0 pass, 1 fail, 77 skip.
 # make check runs it in the tier full only (COLL_RDMA_TEST_TIER; Makefile.am's
 # TESTS_ONCE): it does not depend on the Open MPI series.
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
