@@ -105,8 +105,8 @@ static bool set_param(coll_rdma_config_t *cfg, const char *name, long v)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: sched_dump --lines [-v] [-R] [--auto | --auto-ordered | --auto-table] [-a ALG] "
-                    "[-o NAME=N ...] [-g G] [-c X,U,F,G,A] [-C US] COLL P BYTES\n"
+    fprintf(stderr, "usage: sched_dump --lines [-v] [-R] [--auto | --auto-ordered | --auto-table] "
+                    "[-a ALG] [-o NAME=N ...] [-g G] [-c X,U,F,G,A] [-C US] COLL P BYTES\n"
                     "  COLL: barrier, bcast, allreduce, reduce, allgather, alltoall\n");
     exit(2);
 }
@@ -245,6 +245,7 @@ int sched_lines_main(int argc, char **argv)
     lines_setup_t ls;
     lines_result_t *res = malloc(sizeof(*res));
     int a = 1, only = -1, verbose = 0, coll, rc = 0, autos = 0, best = -1;
+    bool costs;
     double call_us = 0, us_of[COLL_RDMA_NALGS];
 
     memset(&ls, 0, sizeof(ls));
@@ -297,9 +298,9 @@ int sched_lines_main(int argc, char **argv)
     ls.P = atoi(argv[a + 1]);
     ls.bytes = (size_t) atol(argv[a + 2]);
     ls.path = verbose;
+    costs = ls.cost.xfer + ls.cost.upgrade + ls.cost.fan + ls.cost.gap + ls.cost.action > 0;
     if (coll < 0 || ls.P < 1 || ls.P > 1024 || ls.cfg.bcast_slots < 1 || ls.groups < 0
-        || ls.cfg.bcast_segment_bytes < 64
-        || (autos && autos < 3 && ls.cost.xfer + ls.cost.upgrade + ls.cost.fan + ls.cost.gap + ls.cost.action <= 0)) {
+        || ls.cfg.bcast_segment_bytes < 64 || ((1 == autos || 2 == autos) && !costs)) {
         usage();
     }
     ls.cfg.bcast_max_bytes = ls.cfg.bcast_max_bytes > ls.cfg.bcast_segment_bytes
