@@ -103,21 +103,16 @@ def main():
         for coll, algs, classes in GRID:
             for P in RANKS:
                 for lo, hi, m in classes:
-                    if (coll, P, m) in cells:
-                        continue
-                    jobs[(coll, P, m, "auto")] = ex.submit(auto_pick, a.sched_dump, coll, P, m)
-                    for alg in algs:
-                        jobs[(coll, P, m, alg)] = ex.submit(model, a.sched_dump, coll, alg, P, m)
-    # the table's picks are asked again even for cells from --grid (no model
+                    if (coll, P, m) not in cells:
+                        jobs[(coll, P, m)] = {alg: ex.submit(model, a.sched_dump, coll, alg, P, m)
+                                              for alg in algs}
+    for key, runs in jobs.items():
+        us = {alg: run.result() for alg, run in runs.items()}
+        cells[key] = (None, {k: v for k, v in us.items() if v is not None})
+    # the table's picks, asked for every cell, those from --grid too (no model
     # run, seconds): a change to the table since must show in the rules
-    for (coll, P, m), (now, us) in list(cells.items()):
+    for (coll, P, m), (_, us) in list(cells.items()):
         cells[(coll, P, m)] = (auto_pick(a.sched_dump, coll, P, m), us)
-    for (coll, P, m, what) in list(jobs):
-        if what == "auto":
-            algs = [g[1] for g in GRID if g[0] == coll][0]
-            us = {alg: jobs[(coll, P, m, alg)].result() for alg in algs}
-            cells[(coll, P, m)] = (jobs[(coll, P, m, "auto")].result(),
-                                   {k: v for k, v in us.items() if v is not None})
     # each cell's pick: the table's where within KEEP of the fastest, else the fastest
     pick = {}
     for key, (now, us) in cells.items():
@@ -135,9 +130,9 @@ def main():
                 # a rule holds from this rank count to the next one's: only
                 # where the next one picks the same (the algorithms' costs step
                 # at rounds boundaries between the grid's points), else the table
-                nxt = pick.get((coll, RANKS[i + 1], m), pick[(coll, P, m)]) if i + 1 < len(RANKS) \
-                    else pick[(coll, P, m)]
-                here = pick[(coll, P, m)] if nxt == pick[(coll, P, m)] else "auto"
+                here = pick[(coll, P, m)]
+                if i + 1 < len(RANKS) and pick[(coll, RANKS[i + 1], m)] != here:
+                    here = "auto"
                 grid.append("%s %d %d auto=%s %s -> %s" % (coll, P, m, now, " ".join(
                     "%s=%.3f" % (k, us[k]) for k in algs if k in us), here))
                 if row and row[-1][2] == here:

@@ -30,6 +30,7 @@ import sys
 sys.path.insert(0, sys.argv[1] + "/bench")
 import model            # noqa: E402
 import model_choice as mc  # noqa: E402
+import model_rules as mr  # noqa: E402
 
 failures = 0
 
@@ -197,10 +198,8 @@ check("--lines allreduce read above its cap", run("--lines", "-a", "read", "allr
 # ranks and (b) at barrier 27, bcast 37 x 512 and 47 x 8; with 7bc8a91's
 # table (read capped at 28 ranks for floats too, the tree above) all four
 # floating-point cells fail.  About a minute.
-COSTS = "140,140,15,5,0"
-CANDIDATES = {"barrier": ["read", "nway", "pairwise"], "bcast": ["read", "knomial"],
-              "allreduce": ["read", "pairwise", "nway", "bruck", "ktree"],
-              "allreduce-ordered": ["read", "pairwise", "ktree"]}
+CANDIDATES = {coll: algs for coll, algs, _ in mr.GRID}  # the generator's own
+CANDIDATES["allreduce-ordered"] = ["read", "pairwise", "ktree"]
 
 
 def auto_cell(coll, P, m, ordered=False):
@@ -208,7 +207,7 @@ def auto_cell(coll, P, m, ordered=False):
     algs = CANDIDATES[coll + ("-ordered" if ordered else "")]
     us, got = {}, None
     for alg in algs:
-        out = run("--lines", "--auto-ordered" if ordered else "--auto", "-c", COSTS, "-a", alg, coll, P, m)
+        out = run("--lines", "--auto-ordered" if ordered else "--auto", "-c", mr.COSTS, "-a", alg, coll, P, m)
         for l in out:
             f = l.split()
             if f[0] == alg:
@@ -224,7 +223,7 @@ cells += [("bcast", P, m) for P in range(17, 65) for m in (8, 64, 512, 4096)]
 cells += [("allreduce", P, 8) for P in range(17, 65, 3)]
 for coll, P, m in cells:
     got, us = auto_cell(coll, P, m)
-    table = run("--lines", "--auto-table", coll, P, m)[0].split("=")[1]
+    table = mr.auto_pick(model.sched_dump_path(), coll, P, m)
     if got in us and table in us and us[got] > 1.05 * us[table]:
         worse.append("%s P=%d %d B: %s %.3f against the table's %s %.3f" % (coll, P, m, got, us[got],
                                                                             table, us[table]))
@@ -245,12 +244,10 @@ for coll, P, m, ordered in [("barrier", 27, 0, False), ("barrier", 45, 0, False)
 # the rules' "auto" cells are the table's picks when they were made: a change
 # to the table since then shows here (run bench/model_rules.py --grid again)
 stale = []
-for line in open(sys.argv[1] + "/docs/perf/model/grid.txt"):
-    f = line.split()
-    if f and not f[0].startswith("#"):
-        now = run("--lines", "--auto-table", f[0], f[1], f[2])[0].split("=")[1]
-        if "auto=" + now != f[3]:
-            stale.append(" ".join(f[:4]) + " -> " + now)
+for (coll, P, m), (then, _) in mr.read_grid(sys.argv[1] + "/docs/perf/model/grid.txt").items():
+    now = mr.auto_pick(model.sched_dump_path(), coll, P, m)
+    if now != then:
+        stale.append("%s %d %d auto=%s -> %s" % (coll, P, m, then, now))
 check("docs/perf/model/grid.txt has the built-in table's picks of today", stale, [])
 
 print("test_model: %s" % ("PASS" if failures == 0 else "%d FAILED" % failures))
