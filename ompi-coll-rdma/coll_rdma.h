@@ -26,6 +26,7 @@ typedef struct mca_coll_rdma_component_t {
     size_t window_budget_bytes; /* cap on all of this process's windows (0: the default) */
     int window_pool;            /* freed windows kept mapped for reuse (0: none) */
     int lazy_connect;           /* 1: attach off-node peers at their first use; need not agree */
+    int debug_address_inline;   /* address bytes a set-up record carries itself (testing) */
     char *tuning_file;          /* coll_rdma_tuning_file: the rules file's path, or NULL */
     int default_rules;          /* coll_rdma_default_rules: 1, auto takes the measured rules */
     coll_rdma_config_t config;

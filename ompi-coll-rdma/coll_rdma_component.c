@@ -12,6 +12,7 @@
 #include "coll_rdma_request.h"
 #include "coll_rdma_rules.h"
 #include "coll_rdma_stats.h"
+#include "coll_rdma_records.h"
 #include "coll_rdma_ucx.h"
 #include "coll_rdma_window.h"
 
@@ -51,6 +52,7 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
     .window_setup_calls = 16,
     .window_pool = 2,
     .lazy_connect = 1,
+    .debug_address_inline = ADDRESS_INLINE,
     .default_rules = 1,
     .config = COLL_RDMA_CONFIG_DEFAULTS,
 };
@@ -453,6 +455,12 @@ static int rdma_register(void)
             "(round-robin). Tests the two-level algorithms on one machine. 0 (default): the "
             "nodes as found. Must be the same on every rank",
             OPAL_INFO_LVL_9, &cfg->debug_node_ranks);
+    reg_int("debug_address_inline",
+            "Debugging: bytes of a rank's address (its window's base and rkey, and its UCX worker "
+            "address to a peer that lacks it) that its set-up record carries itself, 0 to 1024 "
+            "(default); a longer address follows in a message of its own. Smaller values test "
+            "that path. May differ between ranks",
+            OPAL_INFO_LVL_9, &mca_coll_rdma_component.debug_address_inline);
     return OMPI_SUCCESS;
 }
 
@@ -571,6 +579,8 @@ static int rdma_open(void)
     clamp("poll_spins", &mca_coll_rdma_component.poll_spins, 1, 1 << 30);
     clamp("window_setup_calls", &mca_coll_rdma_component.window_setup_calls, 0, 1 << 30);
     clamp("lazy_connect", &mca_coll_rdma_component.lazy_connect, 0, 1);
+    clamp("debug_address_inline", &mca_coll_rdma_component.debug_address_inline, 0,
+          ADDRESS_INLINE);
     clamp("window_pool", &mca_coll_rdma_component.window_pool, 0, COLL_RDMA_WINDOW_POOL_MAX);
     clamp("default_rules", &mca_coll_rdma_component.default_rules, 0, 1);
     load_rules(cfg, mca_coll_rdma_component.tuning_file,
@@ -587,6 +597,11 @@ static int rdma_close(void)
         coll_rdma_window_pool_counts(&taken, &kept);
         coll_rdma_output("windows: kept=%llu reused=%llu (of freed communicators, for reuse)",
                          (unsigned long long) kept, (unsigned long long) taken);
+        coll_rdma_ucx_lock();
+        coll_rdma_records_counts(&taken, &kept);
+        coll_rdma_ucx_unlock();
+        coll_rdma_output("worker addresses: sent=%llu received=%llu (to and from peer processes, "
+                         "in every set-up)", (unsigned long long) taken, (unsigned long long) kept);
     }
     coll_rdma_module_fini_all(); /* windows of communicators MPI_Finalize left alive */
     coll_rdma_ucx_lock();
@@ -618,7 +633,8 @@ static mca_coll_base_module_t *rdma_comm_query(struct ompi_communicator_t *comm,
                                         .window_budget_bytes = c->window_budget_bytes,
                                         .window_pool = c->window_pool,
                                         .poll_spins = c->poll_spins,
-                                        .lazy_connect = 0 != c->lazy_connect};
+                                        .lazy_connect = 0 != c->lazy_connect,
+                                        .address_inline = (size_t) c->debug_address_inline};
     mca_coll_rdma_module_t *m;
 
     if (OMPI_COMM_IS_INTER(comm) || ompi_comm_size(comm) < 2 || c->priority < 0) {

@@ -1,6 +1,6 @@
 /*
  * coll/rdma set-up exchange (coll_rdma_exchange.c): an allgather of one
- * record of fixed size per rank, nonblocking, over Open MPI's
+ * record of bounded size per rank, nonblocking, over Open MPI's
  * point-to-point layer (the PML) on a tag of coll/rdma's own.
  *
  * Why not the previous component's MPI_Allgather_init (coll/libnbc), which
@@ -22,6 +22,7 @@
 
 #include "ompi_config.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ompi/communicator/communicator.h"
@@ -38,6 +39,8 @@
  */
 #define COLL_RDMA_TAG_SETUP_RECORDS (-3)
 #define COLL_RDMA_TAG_SETUP_ATTACHED (-4)
+/* addresses too long for a record (coll_rdma_records.h), between the two */
+#define COLL_RDMA_TAG_SETUP_ADDRESS (-5)
 
 /* One exchange: its communicator and its 2 (P - 1) requests. */
 typedef struct coll_rdma_exchange {
@@ -46,6 +49,7 @@ typedef struct coll_rdma_exchange {
     int nreqs;              /* requests posted and not yet seen complete */
     int nrecvs;             /* of which the first ones are receives */
     ompi_request_t **reqs;  /* 2 (size - 1): receives, then sends */
+    bool truncate_ok;       /* a receive truncated is no error (a rank out of memory) */
 } coll_rdma_exchange_t;
 
 /**
@@ -67,6 +71,20 @@ int coll_rdma_exchange_init(coll_rdma_exchange_t *x, struct ompi_communicator_t 
 int coll_rdma_exchange_start(coll_rdma_exchange_t *x, int tag, const void *mine, void *all,
                              size_t bytes);
 
+/** What this rank sends `peer`: *len bytes (in an allgather at most its
+ * `bytes`, and set to it on entry) at the address returned, which must stay
+ * until the exchange completed. */
+typedef const void *(*coll_rdma_exchange_send_fn)(void *ctx, int peer, size_t *len);
+
+/**
+ * The same with a record of its own for each peer (send_for(ctx, peer,
+ * &len)), which may be shorter than `bytes`: a receiver learns its length
+ * from its content (the rest of its `bytes` in `all` is left as it was).
+ * `mine` is what lands in this rank's own place of `all`.
+ */
+int coll_rdma_exchange_start_each(coll_rdma_exchange_t *x, int tag, const void *mine, void *all,
+                                  size_t bytes, coll_rdma_exchange_send_fn send_for, void *ctx);
+
 /**
  * Whether the exchange completed, without waiting and without calling
  * opal_progress (it runs inside the progress callback): OMPI_SUCCESS (every
@@ -81,5 +99,21 @@ int coll_rdma_exchange_test(coll_rdma_exchange_t *x);
  * afterwards; sends are freed by the PML once they completed.
  */
 void coll_rdma_exchange_fini(coll_rdma_exchange_t *x);
+
+/** What this rank receives from `peer`: *len bytes (0 on entry: nothing)
+ * into the address returned, which must stay until the exchange completed. */
+typedef void *(*coll_rdma_exchange_recv_fn)(void *ctx, int peer, size_t *len);
+
+/**
+ * The general step the allgathers above are made of: from each other peer
+ * what recv_for(ctx, peer, &len) asks, to each what send_for(ctx, peer,
+ * &len) gives (*len 0 on entry; a peer left at 0 gets no request), all
+ * posted now, receives first, in call order, never waiting.  The sides must
+ * match: a peer sends this rank exactly what this rank receives from it.
+ * Returns OMPI_SUCCESS or the PML's error, as coll_rdma_exchange_start().
+ */
+int coll_rdma_exchange_start_pairs(coll_rdma_exchange_t *x, int tag,
+                                   coll_rdma_exchange_recv_fn recv_for,
+                                   coll_rdma_exchange_send_fn send_for, void *ctx);
 
 #endif /* COLL_RDMA_EXCHANGE_H */

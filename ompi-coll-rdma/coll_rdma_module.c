@@ -8,6 +8,7 @@
 
 #include "coll_rdma_module.h"
 #include "coll_rdma_op.h"
+#include "coll_rdma_records.h"
 #include "coll_rdma_setup.h"
 #include "coll_rdma_stats.h"
 #include "coll_rdma_ucx.h"
@@ -46,7 +47,8 @@ static coll_rdma_setup_args_t setup_args(mca_coll_rdma_module_t *m, struct ompi_
                                 .window_budget_bytes = m->params.window_budget_bytes,
                                 .window_pool = m->params.window_pool,
                                 .poll_spins = m->params.poll_spins,
-                                .lazy_connect = m->params.lazy_connect};
+                                .lazy_connect = m->params.lazy_connect,
+                                .address_inline = m->params.address_inline};
     return a;
 }
 
@@ -79,7 +81,7 @@ static void setup_start(mca_coll_rdma_module_t *m, struct ompi_communicator_t *c
     }
     if (NULL == m->setup) {
         /* out of memory: say "no window" in the exchange all ranks begin here */
-        (void) coll_rdma_setup_refuse(comm, &m->cfg_agreed);
+        (void) coll_rdma_records_refuse(comm, &m->cfg_agreed);
         m->window_state = COLL_RDMA_WINDOW_FAILED;
         return;
     }

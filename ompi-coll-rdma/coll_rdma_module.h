@@ -33,6 +33,7 @@ typedef struct coll_rdma_module_params {
     int window_pool;        /* freed windows kept for reuse (0: none) */
     int poll_spins;         /* polls of a word between two opal_progress() calls */
     bool lazy_connect;      /* attach off-node peers at their first use */
+    size_t address_inline;  /* address bytes a set-up record carries itself */
 } coll_rdma_module_params_t;
 
 typedef struct mca_coll_rdma_module_t mca_coll_rdma_module_t;

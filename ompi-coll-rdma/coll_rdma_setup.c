@@ -8,10 +8,14 @@
  *            every sequence word empty), the header {ok, blob size, every
  *            configuration parameter, the staleness asked, the op
  *            self-test's findings} and its address {window base, packed
- *            rkey, worker address}; exchange of these records
+ *            rkey}, and to a peer process that lacks it its worker address
+ *            (coll_rdma_ucx.h, "Worker addresses"); exchange of these
+ *            records (coll_rdma_records.h)
  *   records  every rank ok and every parameter equal, else no window on any
  *            rank (every rank sees the same records: all end here alike);
- *            the agreed staleness and op findings; attach the peers
+ *            the agreed staleness and op findings; addresses too long for
+ *            a record fetched, between the pairs whose records say so
+ *   addresses  the worker addresses learned; attach the peers
  *            (lazily: those on this node and one off it); exchange of
  *            {connected, maps every peer, emulated puts, the node map's
  *            leader and hash} (a rank that ran out of memory here says "not
@@ -38,48 +42,17 @@
 #include "coll_rdma_agree.h"
 #include "coll_rdma_compat.h"
 #include "coll_rdma_exchange.h"
-#include "coll_rdma_op.h"
+#include "coll_rdma_records.h"
 #include "coll_rdma_topo.h"
 #include "coll_rdma_ucx.h"
 #include "coll_rdma_window.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ompi/mca/pml/pml.h"
-#include "opal/runtime/opal_progress.h"
 
-/* Bytes of the address (window base, packed rkey, worker address) a record
- * carries: 160 over shared memory and TCP here, a few hundred over
- * InfiniBand.  Every rank's record has the same size (the exchange's
- * receives are posted before any record is known); an address that does not
- * fit leaves the communicator without a window on every rank, said once. */
-#define ADDRESS_MAX 1024
-
-/* Why a rank has no window (a record's `why`), for the one line per job
- * that says so (report()). */
-enum {
-    NOWIN_NONE = 0,
-    NOWIN_SMALL,   /* below coll_rdma_min_comm_size: on purpose, said at verbose 1 only */
-    NOWIN_UCX,     /* UCX could not be started in this process */
-    NOWIN_ADDRESS, /* its address does not fit a record */
-    NOWIN_CONNECT, /* it could not attach a peer, or ran out of memory attaching */
-    NOWIN_MEMORY,  /* it ran out of memory preparing its set-up (coll_rdma_setup_refuse) */
-    NOWIN_WINDOW,  /* its window was not allocated: + enum coll_rdma_nowin */
-    NOWIN_CAUSES = NOWIN_WINDOW + COLL_RDMA_NOWIN_N
-};
-
-/* What every rank brings: its header, why it has no window (and, for one not
- * allocated, the bytes it would have taken and the limit it met), its
- * address. */
-typedef struct record {
-    coll_rdma_header_t header;
-    int64_t why;
-    uint64_t bytes, limit;
-    char address[ADDRESS_MAX];
-} record_t;
-
-enum { STAGE_PREPARED, STAGE_RECORDS, STAGE_ATTACHED, STAGE_DONE };
+enum { STAGE_PREPARED, STAGE_RECORDS, STAGE_ADDRESSES, STAGE_ATTACHED, STAGE_DONE };
 
 struct coll_rdma_setup {
     coll_rdma_setup_args_t a;
@@ -88,7 +61,8 @@ struct coll_rdma_setup {
      * first ended; made at prepare, so that starting them allocates nothing */
     coll_rdma_exchange_t records_x, attached_x;
     coll_rdma_window_t *win;     /* this rank's window (NULL: none) */
-    record_t mine, *records;
+    coll_rdma_records_t mine;    /* this rank's records (coll_rdma_records.h) */
+    record_t *records;           /* every rank's, as received */
     coll_rdma_header_t *headers; /* the records' headers, side by side */
     int *displs;
     char *blobs;                 /* every rank's address, packed */
@@ -106,6 +80,7 @@ static void setup_release(coll_rdma_setup_t *s)
     coll_rdma_exchange_fini(&s->records_x);
     coll_rdma_exchange_fini(&s->attached_x);
     free(s->records);
+    coll_rdma_records_drop(&s->mine);
     free(s->headers);
     free(s->displs);
     free(s->blobs);
@@ -121,64 +96,20 @@ static void setup_release(coll_rdma_setup_t *s)
     s->map_hash = NULL;
 }
 
-/* The ranks of comm on this node (this one included): each maps a window of
- * it at about the same time. */
-static int local_ranks(struct ompi_communicator_t *comm)
-{
-    int n = 0, size = ompi_comm_size(comm);
-
-    for (int i = 0; i < size; ++i) {
-        n += OPAL_PROC_ON_LOCAL_NODE(ompi_comm_peer_lookup(comm, i)->super.proc_flags) ? 1 : 0;
-    }
-    return n;
-}
-
-/* The local part: everything this rank brings to the first exchange. */
+/* The local part (coll_rdma_records_local), with this set-up's limits. */
 static void local_part(coll_rdma_setup_t *s)
 {
-    coll_rdma_config_t *cfg = s->a.cfg;
-    coll_rdma_header_t *h = &s->mine.header;
-    int rc;
+    coll_rdma_records_args_t ra = {.window_max_bytes = s->a.window_max_bytes,
+                                   .window_budget_bytes = s->a.window_budget_bytes,
+                                   .address_inline = s->a.address_inline,
+                                   .window_pool = s->a.window_pool,
+                                   .poll_spins = s->a.poll_spins};
 
-    /* the window holds the ring this rank's communicator asked for (laid out
-     * last: the other regions lie alike whatever ranks asked) */
-    h->staleness = coll_rdma_agree_staleness_asked(s->a.comm);
-    cfg->allreduce_staleness = h->staleness > 0 ? (int) h->staleness : 0;
-    s->mine.why = NOWIN_SMALL;
-    if (s->size >= cfg->min_comm_size) {
-        /* what the warm-up calls left of the process's start */
-        coll_rdma_ucx_lock();
-        rc = coll_rdma_ucx_init();
-        coll_rdma_op_selftest();
-        coll_rdma_ucx_unlock();
-        coll_rdma_op_fallback_wrong(h->wrong);
-        s->mine.why = NOWIN_UCX;
-        if (OMPI_SUCCESS == rc) {
-            coll_rdma_window_limits_t limits = {.max_bytes = s->a.window_max_bytes,
-                                                .budget_bytes = s->a.window_budget_bytes,
-                                                .window_pool = s->a.window_pool,
-                                                .local_ranks = local_ranks(s->a.comm)};
-            coll_rdma_nowin_info_t nowin;
-            s->win = coll_rdma_window_alloc(cfg, &limits, s->size, s->rank, &nowin);
-            if (NULL != s->win) {
-                s->win->poll_spins = s->a.poll_spins;
-            } else {
-                s->mine.why = NOWIN_WINDOW + nowin.why;
-                s->mine.bytes = nowin.bytes;
-                s->mine.limit = COLL_RDMA_NOWIN_CAP == nowin.why ? limits.max_bytes
-                                                                 : limits.budget_bytes;
-            }
-        }
-    }
-    if (NULL != s->win) {
-        h->blob_bytes = (int64_t) coll_rdma_window_blob_size(s->win);
-        h->ok = h->blob_bytes <= ADDRESS_MAX;
-        s->mine.why = h->ok ? NOWIN_NONE : NOWIN_ADDRESS;
-        if (h->ok) {
-            coll_rdma_window_pack(s->win, s->mine.address);
-        }
-    }
-    coll_rdma_agree_config(cfg, h->config);
+    memset(&s->mine, 0, sizeof(s->mine));
+    s->mine.comm = s->a.comm;
+    s->mine.size = s->size;
+    s->mine.rank = s->rank;
+    s->win = coll_rdma_records_local(&s->mine, s->a.cfg, &ra);
 }
 
 coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a)
@@ -211,6 +142,10 @@ coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a)
         return NULL;
     }
     local_part(s);
+    if (!coll_rdma_records_alloc(&s->mine)) {
+        coll_rdma_setup_free(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -225,19 +160,26 @@ int coll_rdma_setup_begin(coll_rdma_setup_t *s)
 {
     int rc;
 
-    if (coll_rdma_agree_staleness_asked(s->a.comm) != s->mine.header.staleness) {
+    if (coll_rdma_agree_staleness_asked(s->a.comm) != s->mine.mine.header.staleness) {
         /* the info key changed since the window was laid out: again */
         coll_rdma_window_free(s->win);
         s->win = NULL;
-        memset(&s->mine, 0, sizeof(s->mine));
+        coll_rdma_records_drop(&s->mine);
         local_part(s);
+        if (!coll_rdma_records_alloc(&s->mine)) {
+            coll_rdma_records_drop(&s->mine);
+            s->mine.mine.header.ok = 0;
+            s->mine.mine.why = NOWIN_MEMORY;
+        }
     }
     s->stage = STAGE_RECORDS;
     if (NULL != s->win) {
         s->win->exposed = true; /* its address goes out now */
     }
-    rc = coll_rdma_exchange_start(&s->records_x, COLL_RDMA_TAG_SETUP_RECORDS, &s->mine,
-                                  s->records, sizeof(s->mine));
+    coll_rdma_records_fill(&s->mine);
+    rc = coll_rdma_exchange_start_each(&s->records_x, COLL_RDMA_TAG_SETUP_RECORDS, &s->mine.mine,
+                                       s->records, sizeof(record_t), coll_rdma_records_for,
+                                       &s->mine);
     if (OMPI_SUCCESS != rc) {
         /* cannot even take part in the agreement: the job cannot go on */
         coll_rdma_window_free(s->win);
@@ -249,18 +191,51 @@ int coll_rdma_setup_begin(coll_rdma_setup_t *s)
 }
 
 /*
- * Records in: agree; then attach the peers and say how it went in the second
- * exchange (*more false: no window anywhere, nothing more to exchange).
- * Every rank sees the same records, so every rank decides alike whether the
- * second exchange happens; after that decision nothing here may keep a rank
- * out of it: a rank that runs out of memory takes part saying "not
- * connected", and every rank then agrees on no window.
+ * Every address in: learn the worker addresses, attach the peers and say
+ * how it went in the second exchange.  After the agreement nothing here
+ * may keep a rank out of that exchange: a rank that runs out of memory (or
+ * could not receive a long address) takes part saying "not connected", and
+ * every rank then agrees on no window.
  */
-static int after_records(coll_rdma_setup_t *s, bool *more)
+static int attach_and_say(coll_rdma_setup_t *s)
 {
     int rc = OMPI_ERR_OUT_OF_RESOURCE;
+    int learnt = s->mine.long_failed ? OMPI_ERR_OUT_OF_RESOURCE
+                                     : coll_rdma_records_learn(&s->mine, s->records);
 
-    *more = false;
+    /* the addresses packed: the window keeps them while peers are left for
+     * their first use (coll_rdma_window_attach) */
+    s->blobs = s->mine.long_failed ? NULL : malloc(s->total);
+    if (NULL != s->blobs) {
+        for (int i = 0; i < s->size; ++i) {
+            memcpy(s->blobs + s->displs[i], coll_rdma_records_address(&s->mine, s->records, i),
+                   (size_t) s->records[i].header.blob_bytes);
+        }
+        rc = coll_rdma_window_attach(s->win, s->a.comm, &s->blobs, &s->displs,
+                                     s->a.lazy_connect);
+    }
+    rc = OMPI_SUCCESS == rc ? learnt : rc;
+    free(s->records);
+    s->records = NULL;
+    /* a peer that failed to connect (or ran out of memory) must not be
+     * written to by others: it says so, and every rank goes without */
+    coll_rdma_agree_attached(s->win, s->a.cfg->debug_node_ranks, OMPI_SUCCESS == rc, &s->ok);
+    return coll_rdma_exchange_start(&s->attached_x, COLL_RDMA_TAG_SETUP_ATTACHED, &s->ok, s->oks,
+                                    sizeof(s->ok));
+}
+
+/*
+ * Records in: agree (every rank sees the same records, so every rank decides
+ * alike what follows); the next stage: STAGE_DONE (no window anywhere),
+ * STAGE_ADDRESSES (some rank's address is too long for a record: it comes
+ * apart) or STAGE_ATTACHED (attach_and_say() done).
+ */
+static int after_records(coll_rdma_setup_t *s, int *next)
+{
+    bool started;
+    int rc;
+
+    *next = STAGE_DONE;
     for (int i = 0; i < s->size; ++i) {
         s->headers[i] = s->records[i].header;
     }
@@ -283,25 +258,13 @@ static int after_records(coll_rdma_setup_t *s, bool *more)
         s->displs[i] = (int) s->total;
         s->total += (size_t) s->headers[i].blob_bytes;
     }
-    /* the addresses packed: the window keeps them while peers are left for
-     * their first use (coll_rdma_window_attach) */
-    s->blobs = malloc(s->total);
-    if (NULL != s->blobs) {
-        for (int i = 0; i < s->size; ++i) {
-            memcpy(s->blobs + s->displs[i], s->records[i].address,
-                   (size_t) s->records[i].header.blob_bytes);
-        }
-        rc = coll_rdma_window_attach(s->win, s->a.comm, &s->blobs, &s->displs,
-                                     s->a.lazy_connect);
+    rc = coll_rdma_records_long_start(&s->mine, s->records, &started);
+    if (OMPI_SUCCESS == rc && started) {
+        *next = STAGE_ADDRESSES;
+        return OMPI_SUCCESS;
     }
-    free(s->records);
-    s->records = NULL;
-    /* a peer that failed to connect (or ran out of memory) must not be
-     * written to by others: it says so, and every rank goes without */
-    coll_rdma_agree_attached(s->win, s->a.cfg->debug_node_ranks, OMPI_SUCCESS == rc, &s->ok);
-    *more = true;
-    return coll_rdma_exchange_start(&s->attached_x, COLL_RDMA_TAG_SETUP_ATTACHED, &s->ok, s->oks,
-                                    sizeof(s->ok));
+    *next = STAGE_ATTACHED;
+    return OMPI_SUCCESS == rc ? attach_and_say(s) : rc;
 }
 
 /* Every rank said how attaching went: the window, or none anywhere. */
@@ -362,10 +325,6 @@ static void say_no_window(const coll_rdma_setup_t *s)
         break;
     case NOWIN_UCX:
         snprintf(cause, sizeof(cause), "UCX could not be started at %s", who);
-        break;
-    case NOWIN_ADDRESS:
-        snprintf(cause, sizeof(cause), "the UCX address of %s is longer than the %d bytes the "
-                 "set-up exchanges", who, ADDRESS_MAX);
         break;
     case NOWIN_CONNECT:
         snprintf(cause, sizeof(cause), "%s could not attach a peer's window", who);
@@ -437,16 +396,32 @@ static void report(const coll_rdma_setup_t *s)
     }
     if (s->agreed && coll_rdma_verbose(2)) {
         coll_rdma_output("communicator %s (size %d): window of %zu bytes; addresses %zu bytes in "
-                         "all; rank 0 attached %d peers at set-up (%d mapped), %d left for their "
-                         "first put or get", comm->c_name, s->size, win->size, s->total,
-                         win->nattached, s->size - 1 - win->nremote, win->npending);
+                         "all; worker address of %lld bytes sent to %d peers, received from %d; "
+                         "address apart (too long for a record) to %d peers; rank 0 attached %d "
+                         "peers at set-up (%d mapped), %d left for their first put or get",
+                         comm->c_name, s->size, win->size, s->total,
+                         (long long) s->mine.mine.worker_bytes, s->mine.carried, s->mine.received,
+                         s->mine.apart, win->nattached, s->size - 1 - win->nremote,
+                         win->npending);
+    }
+}
+
+/* The exchange the stage waits for. */
+static coll_rdma_exchange_t *stage_exchange(coll_rdma_setup_t *s)
+{
+    switch (s->stage) {
+    case STAGE_RECORDS:
+        return &s->records_x;
+    case STAGE_ADDRESSES:
+        return &s->mine.long_x;
+    default:
+        return &s->attached_x;
     }
 }
 
 int coll_rdma_setup_test(coll_rdma_setup_t *s, coll_rdma_window_t **win)
 {
     int rc = OMPI_SUCCESS;
-    bool more = true;
 
     *win = NULL;
     if (STAGE_DONE == s->stage) {
@@ -455,7 +430,7 @@ int coll_rdma_setup_test(coll_rdma_setup_t *s, coll_rdma_window_t **win)
     while (STAGE_DONE != s->stage && OMPI_SUCCESS == rc) {
         /* without waiting or calling opal_progress: this runs inside it (the
          * request layer's callback) */
-        rc = coll_rdma_exchange_test(STAGE_RECORDS == s->stage ? &s->records_x : &s->attached_x);
+        rc = coll_rdma_exchange_test(stage_exchange(s));
         if (OMPI_ERR_WOULD_BLOCK == rc) {
             return rc;
         }
@@ -463,8 +438,10 @@ int coll_rdma_setup_test(coll_rdma_setup_t *s, coll_rdma_window_t **win)
             break;
         }
         if (STAGE_RECORDS == s->stage) {
-            rc = after_records(s, &more);
-            s->stage = more ? STAGE_ATTACHED : STAGE_DONE;
+            rc = after_records(s, &s->stage);
+        } else if (STAGE_ADDRESSES == s->stage) {
+            s->stage = STAGE_ATTACHED;
+            rc = attach_and_say(s);
         } else {
             after_attached(s);
             s->stage = STAGE_DONE;
@@ -485,52 +462,13 @@ int coll_rdma_setup_test(coll_rdma_setup_t *s, coll_rdma_window_t **win)
     return rc;
 }
 
-/*
- * A rank that cannot prepare its part (out of memory) still takes part in
- * the first exchange, so that its peers learn it has no window instead of
- * waiting for its record: one record saying so, made once per process
- * (the configuration is the process's), sent to every peer, and every
- * peer's record received into one scratch record nobody reads.  Requests
- * are freed at once (the PML frees them when they complete): nothing here
- * allocates but the PML's requests.
- */
-int coll_rdma_setup_refuse(struct ompi_communicator_t *comm, coll_rdma_config_t *cfg)
-{
-    static record_t refusal, scratch;
-    static int made = 0;
-    int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm), rc = OMPI_SUCCESS;
-
-    coll_rdma_ucx_lock();
-    if (!made) {
-        refusal.why = NOWIN_MEMORY; /* refusal.bytes, .limit: 0 */
-        coll_rdma_agree_config(cfg, refusal.header.config);
-        made = 1;
-    }
-    coll_rdma_ucx_unlock();
-    for (int i = 1; i < size && OMPI_SUCCESS == rc; ++i) {
-        ompi_request_t *req;
-        rc = MCA_PML_CALL(irecv(&scratch, sizeof(scratch), MPI_BYTE, (rank + size - i) % size,
-                                COLL_RDMA_TAG_SETUP_RECORDS, comm, &req));
-        if (OMPI_SUCCESS == rc) {
-            ompi_request_free(&req);
-            rc = MCA_PML_CALL(isend(&refusal, sizeof(refusal), MPI_BYTE, (rank + i) % size,
-                                    COLL_RDMA_TAG_SETUP_RECORDS, MCA_PML_BASE_SEND_STANDARD,
-                                    comm, &req));
-        }
-        if (OMPI_SUCCESS == rc) {
-            ompi_request_free(&req);
-        }
-    }
-    return rc;
-}
-
 void coll_rdma_setup_abandon(coll_rdma_setup_t *s)
 {
     if (NULL == s) {
         return;
     }
     /* the PML is gone: its requests can be neither tested nor freed */
-    s->records_x.nreqs = s->attached_x.nreqs = 0;
+    s->records_x.nreqs = s->attached_x.nreqs = s->mine.long_x.nreqs = 0;
     coll_rdma_setup_free(s);
 }
 

@@ -37,6 +37,7 @@ typedef struct coll_rdma_setup_args {
     int window_pool;            /* freed windows kept for reuse (0: none); need not agree */
     int poll_spins;
     bool lazy_connect;
+    size_t address_inline;      /* address bytes a record carries itself (coll_rdma_records.h) */
 } coll_rdma_setup_args_t;
 
 typedef struct coll_rdma_setup coll_rdma_setup_t;
@@ -49,7 +50,7 @@ typedef struct coll_rdma_setup coll_rdma_setup_t;
  * nothing after the agreement allocates but the attach.  The module does it
  * at the communicator's last warm-up call, so that the set-up call pays for
  * less.  NULL when out of memory: the module then takes part in the first
- * exchange through coll_rdma_setup_refuse(), and every rank agrees on no
+ * exchange through coll_rdma_records_refuse(), and every rank agrees on no
  * window.
  */
 coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a);
@@ -92,15 +93,5 @@ void coll_rdma_setup_free(coll_rdma_setup_t *s);
  * touching its exchanges' requests, whose PML Open MPI has already closed.
  */
 void coll_rdma_setup_abandon(coll_rdma_setup_t *s);
-
-/**
- * This rank cannot prepare its part of comm's set-up (out of memory): take
- * part in the first exchange anyway, saying "no window" with this process's
- * configuration `cfg`, so that every rank agrees on none instead of waiting
- * for this rank's record.  Call it at the set-up call, where every rank
- * begins.  Allocates nothing but the PML's requests; returns OMPI_SUCCESS or
- * the PML's error.
- */
-int coll_rdma_setup_refuse(struct ompi_communicator_t *comm, coll_rdma_config_t *cfg);
 
 #endif /* COLL_RDMA_SETUP_H */

@@ -17,36 +17,83 @@
 
 /* ---- the seam under the window -------------------------------------------------- */
 
-/* The peer `proc`, whose worker address is `addr`: its endpoint created once,
- * cached per process for every communicator.  NULL on failure. */
-static coll_rdma_ucx_peer_t *endpoint(ompi_proc_t *proc, const void *addr)
+static coll_rdma_ucx_peer_t *peer_find(ompi_proc_t *proc)
 {
-    uint64_t key = (uint64_t) (uintptr_t) proc;
-    ucp_ep_params_t params;
-    coll_rdma_ucx_peer_t *peer;
     void *value;
+
+    return OPAL_SUCCESS == opal_hash_table_get_value_uint64(&coll_rdma_ucx_endpoints,
+                                                            (uint64_t) (uintptr_t) proc, &value)
+               ? value
+               : NULL;
+}
+
+bool coll_rdma_ucx_peer_known(ompi_proc_t *proc)
+{
+    return NULL != peer_find(proc);
+}
+
+bool coll_rdma_ucx_peer_holds_mine(ompi_proc_t *proc)
+{
+    coll_rdma_ucx_peer_t *peer = peer_find(proc);
+
+    return NULL != peer && peer->holds_mine;
+}
+
+int coll_rdma_ucx_peer_learn(ompi_proc_t *proc, const void *address, size_t len, bool holds_mine)
+{
+    coll_rdma_ucx_peer_t *peer = peer_find(proc);
+
+    if (NULL == peer) {
+        if (NULL == address) {
+            return OMPI_ERR_NOT_FOUND; /* a peer that omits what this process lacks */
+        }
+        peer = malloc(sizeof(*peer) + len);
+        if (NULL == peer) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        peer->ep = NULL;
+        peer->emulated = -1;
+        peer->holds_mine = false;
+        peer->address_len = len;
+        memcpy(peer->address, address, len);
+        if (OPAL_SUCCESS != opal_hash_table_set_value_uint64(&coll_rdma_ucx_endpoints,
+                                                             (uint64_t) (uintptr_t) proc, peer)) {
+            free(peer);
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    peer->holds_mine = peer->holds_mine || holds_mine;
+    return OMPI_SUCCESS;
+}
+
+size_t coll_rdma_ucx_worker_address(const void **address)
+{
+    *address = coll_rdma_ucx_address;
+    return coll_rdma_ucx_address_len;
+}
+
+/* The known peer `proc` with its endpoint, created at its first attach and
+ * kept for every communicator.  NULL on failure (or a peer not known). */
+static coll_rdma_ucx_peer_t *endpoint(ompi_proc_t *proc)
+{
+    coll_rdma_ucx_peer_t *peer = peer_find(proc);
+    ucp_ep_params_t params;
     ucs_status_t status;
 
-    if (OPAL_SUCCESS == opal_hash_table_get_value_uint64(&coll_rdma_ucx_endpoints, key, &value)) {
-        return value;
-    }
-    peer = malloc(sizeof(*peer));
-    if (NULL == peer) {
-        return NULL;
+    if (NULL == peer || NULL != peer->ep) {
+        return peer;
     }
     memset(&params, 0, sizeof(params));
     params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-    params.address = (const ucp_address_t *) addr;
+    params.address = (const ucp_address_t *) peer->address;
     status = UCX_CALL(ucp_ep_create)(coll_rdma_ucx_worker, &params, &peer->ep);
     if (UCS_OK != status) {
         if (coll_rdma_verbose(1)) {
             coll_rdma_output("ucp_ep_create failed: %s", UCX_CALL(ucs_status_string)(status));
         }
-        free(peer);
+        peer->ep = NULL;
         return NULL;
     }
-    peer->emulated = -1;
-    opal_hash_table_set_value_uint64(&coll_rdma_ucx_endpoints, key, peer);
     return peer;
 }
 
@@ -119,10 +166,11 @@ void coll_rdma_ucx_mem_free(coll_rdma_ucx_mem_t *mem)
     }
 }
 
-/* Address: uint64 base, uint64 rkey length, rkey, worker address. */
+/* Address: uint64 base, uint64 rkey length, rkey (the worker address
+ * travels apart: coll_rdma_ucx_peer_learn()). */
 size_t coll_rdma_ucx_address_size(const coll_rdma_ucx_mem_t *mem)
 {
-    return 2 * sizeof(uint64_t) + mem->rkey_len + coll_rdma_ucx_address_len;
+    return 2 * sizeof(uint64_t) + mem->rkey_len;
 }
 
 void coll_rdma_ucx_address_pack(const coll_rdma_ucx_mem_t *mem, const void *base, void *blob)
@@ -132,7 +180,6 @@ void coll_rdma_ucx_address_pack(const coll_rdma_ucx_mem_t *mem, const void *base
 
     memcpy(p, head, sizeof(head));
     memcpy(p + sizeof(head), mem->rkey_buf, mem->rkey_len);
-    memcpy(p + sizeof(head) + mem->rkey_len, coll_rdma_ucx_address, coll_rdma_ucx_address_len);
 }
 
 void coll_rdma_ucx_address_done(coll_rdma_ucx_mem_t *mem)
@@ -177,7 +224,7 @@ int coll_rdma_ucx_attach(ompi_proc_t *proc, const void *blob, coll_rdma_ucx_remo
     memcpy(head, p, sizeof(head));
     remote->base = head[0];
     *direct = NULL;
-    peer = endpoint(proc, p + sizeof(head) + head[1]);
+    peer = endpoint(proc);
     if (NULL == peer) {
         return OMPI_ERROR;
     }

@@ -58,26 +58,59 @@ void coll_rdma_ucx_mem_free(coll_rdma_ucx_mem_t *mem);
 /** Bytes of window memory this process has mapped now (UCX lock held). */
 size_t coll_rdma_ucx_mapped(void);
 
-/** Bytes of the address a peer needs to reach window memory `mem`. */
+/** Bytes of the address a peer needs to reach window memory `mem`, besides
+ * this process's worker address. */
 size_t coll_rdma_ucx_address_size(const coll_rdma_ucx_mem_t *mem);
 
 /**
  * Write that address into `blob` (coll_rdma_ucx_address_size() bytes): the
- * window's base, its rkey and this process's worker address.
+ * window's base and its rkey.
  */
 void coll_rdma_ucx_address_pack(const coll_rdma_ucx_mem_t *mem, const void *base, void *blob);
 
 /** Every peer attached: the packed rkey is not needed any more. */
 void coll_rdma_ucx_address_done(coll_rdma_ucx_mem_t *mem);
 
+/*
+ * Worker addresses.  A process's worker address goes to a peer process
+ * once, not with every communicator: the set-up (coll_rdma_setup.c) sends it
+ * in its record to a peer until that peer said, in a record of its own, that
+ * it holds it; a process keeps every peer's address it learned, for every
+ * communicator, until the component closes.  A peer that says it holds this
+ * process's address learned it in an earlier, finished set-up, so omitting
+ * it afterwards is safe whatever order set-ups of different communicators
+ * end in.  The first three: UCX lock held.
+ */
+
+/** This process holds `proc`'s worker address. */
+bool coll_rdma_ucx_peer_known(ompi_proc_t *proc);
+
+/** `proc` said that it holds this process's worker address. */
+bool coll_rdma_ucx_peer_holds_mine(ompi_proc_t *proc);
+
+/**
+ * What a record of `proc` said: its worker address (`address`, `len` bytes;
+ * NULL where the record omitted it, kept once, the first copy wins) and
+ * whether it holds this process's.  Returns OMPI_SUCCESS,
+ * OMPI_ERR_NOT_FOUND (the record omitted an address this process does not
+ * hold: a peer that broke the rule above) or OMPI_ERR_OUT_OF_RESOURCE.
+ */
+int coll_rdma_ucx_peer_learn(ompi_proc_t *proc, const void *address, size_t len, bool holds_mine);
+
+/** This process's worker address (*address) and its bytes (0 before the
+ * start); set once by the start, so read without the lock. */
+size_t coll_rdma_ucx_worker_address(const void **address);
+
 /**
  * Reach the window of `proc` whose address is `blob`: an endpoint (created
- * once per process and cached for every communicator), the rkey, and
+ * at the first attach from the worker address learned, and cached for every
+ * communicator), the rkey, and
  * *direct = the window mapped into this process (ucp_rkey_ptr, shared
  * memory on one node) or NULL where only RMA reaches it; remote->emulated
  * where, in addition, the endpoint has no RMA lane (UCX then emulates puts
  * with active messages that the target must progress: TCP).  Returns
- * OMPI_SUCCESS or OMPI_ERROR.  Call with the UCX lock held.
+ * OMPI_SUCCESS or OMPI_ERROR (also for a peer whose worker address is not
+ * known).  Call with the UCX lock held.
  */
 int coll_rdma_ucx_attach(ompi_proc_t *proc, const void *blob, coll_rdma_ucx_remote_t *remote,
                          char **direct);

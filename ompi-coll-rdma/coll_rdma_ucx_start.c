@@ -327,8 +327,11 @@ void coll_rdma_ucx_fini(void)
     param.flags = UCP_EP_CLOSE_FLAG_FORCE;
     if (OPAL_SUCCESS == opal_hash_table_get_first_key_uint64(&coll_rdma_ucx_endpoints, &key, &value, &node)) {
         do {
-            (void) ucx_wait(UCX_CALL(ucp_ep_close_nbx)(((coll_rdma_ucx_peer_t *) value)->ep, &param));
-            free(value);
+            coll_rdma_ucx_peer_t *peer = value;
+            if (NULL != peer->ep) {
+                (void) ucx_wait(UCX_CALL(ucp_ep_close_nbx)(peer->ep, &param));
+            }
+            free(peer);
         } while (OPAL_SUCCESS
                  == opal_hash_table_get_next_key_uint64(&coll_rdma_ucx_endpoints, &key, &value, node, &node));
     }

@@ -87,17 +87,23 @@ void coll_rdma_ucx_fini(void);
 
 /* ---- the process's UCX state (the transport's own) ---------------------------- */
 
-/* A peer process as this process reaches it, for every communicator. */
+/* A peer process as this process knows it, for every communicator: its
+ * worker address (from the first set-up that carried it), its endpoint once
+ * a window of it was attached, and whether it said that it holds this
+ * process's worker address (coll_rdma_ucx.h, "Worker addresses"). */
 typedef struct coll_rdma_ucx_peer {
-    ucp_ep_h ep;
-    int emulated; /* rma_emulated(ep) once asked (a peer not mapped), else -1 */
+    ucp_ep_h ep;        /* NULL until the first attach */
+    int emulated;       /* rma_emulated(ep) once asked (a peer not mapped), else -1 */
+    bool holds_mine;    /* it has this process's worker address: set-ups omit it */
+    size_t address_len;
+    char address[];     /* its worker address */
 } coll_rdma_ucx_peer_t;
 
 extern ucp_context_h coll_rdma_ucx_context;
 extern ucp_worker_h coll_rdma_ucx_worker;
 extern ucp_address_t *coll_rdma_ucx_address; /* the worker's */
 extern size_t coll_rdma_ucx_address_len;
-extern opal_hash_table_t coll_rdma_ucx_endpoints; /* ompi_proc_t * -> coll_rdma_ucx_peer_t * */
+extern opal_hash_table_t coll_rdma_ucx_endpoints; /* ompi_proc_t * -> coll_rdma_ucx_peer_t *: the peers known */
 extern bool coll_rdma_ucx_progress_registered;    /* coll_rdma_ucx_progress_cb in opal_progress */
 extern opal_mutex_t coll_rdma_ucx_mutex;
 

@@ -411,6 +411,19 @@ rdma_check_stats() {
                 return 0
             fi
             ;;
+        workeraddr:*)
+            # every rank sent its worker address at least once and at most
+            # ${c#workeraddr:} times over all its set-ups (twice per peer
+            # process: coll_rdma_ucx.h, "Worker addresses"), whatever the
+            # number of communicators
+            n=$(grep -E '^\[coll/rdma\] rank [0-9]+: worker addresses: sent=[0-9]+ ' "$err" |
+                sed -E 's/.*sent=([0-9]+) .*/\1/' |
+                awk -v max="${c#workeraddr:}" '$1 >= 1 && $1 <= max { n++ } END { print n + 0 }')
+            if [ "$n" -ne "$np" ]; then
+                echo "statistics: $n of $np ranks sent their worker address between 1 and ${c#workeraddr:} times: $(grep -E 'worker addresses: ' "$err" | head -n 2 | tr '\n' ' ')"
+                return 0
+            fi
+            ;;
         modules:balanced)
             # every rank's modules made and destroyed (communicators and their
             # requests all freed): nothing of coll/rdma outlived them

@@ -348,6 +348,20 @@ if [ "$RDMA_MODE" = component ]; then
     else
         rdma_fail oom-attach-np3 "verbose 2 did not say the addresses' size of MPI_COMM_WORLD"
     fi
+    # oom-long: every address goes apart (coll_rdma_debug_address_inline 0)
+    # and rank 1 has no room for its peers' (2 x (window's part + worker
+    # address), from verbose 2): it still receives them (into a scratch
+    # line: its peers' sends complete) and says "not connected"
+    long=$(env $(rdma_mpi_env) timeout 60 mpirun --oversubscribe -np 3 --mca coll_rdma_verbose 2 \
+        --mca coll_rdma_window_setup_calls 0 "$ROBUST" mix --calls 10 2>&1 |
+        sed -n 's/.*communicator MPI_COMM_WORLD (size 3): window of [0-9]* bytes; addresses \([0-9]*\) bytes in all; worker address of \([0-9]*\) bytes.*/\1 \2/p' |
+        head -n 1 | awk '{ print 2 * ($1 / 3 + $2) }')
+    if [ -n "$long" ]; then
+        rcase oom-long-np3 3 "--mca op ^avx --mca coll_rdma_window_setup_calls 16 --mca coll_rdma_debug_address_inline 0 -x LD_PRELOAD=$MALLOCFAIL -x MALLOC_FAIL_RANK=1 -x MALLOC_FAIL_SIZE=$long -x MALLOC_FAIL_IN=coll_rdma_records_long_start" \
+            "$ROBUST mix --calls 300" "" oom_attach
+    else
+        rdma_fail oom-long-np3 "verbose 2 did not say the addresses' sizes of MPI_COMM_WORLD"
+    fi
 fi
 
 # One rank cannot allocate its window's node map (review 2026-11-27, F6;
@@ -702,6 +716,11 @@ if netns_begin netns-4hosts-x2-roundrobin 4 2 node; then
         "served:bcast:hier" connects_lazy
     rcase netns-4hosts-x2-roundrobin-eager "$NETNS_NP" "$NETNS_ARGS --mca coll_rdma_lazy_connect 0" \
         "$ROBUST burst --calls 300" "served:bcast:hier" connects_eager
+    # the addresses apart (too long for a record): peers still attached at
+    # their first use, from the worker addresses kept per process
+    rcase netns-4hosts-x2-roundrobin-lazy-apart "$NETNS_NP" \
+        "$NETNS_ARGS --mca coll_rdma_debug_address_inline 0" "$ROBUST burst --calls 300" \
+        "served:bcast:hier" connects_lazy
     lazy_unreachable
     netns_teardown
 fi

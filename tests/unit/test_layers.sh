@@ -48,14 +48,14 @@ declare -A floor=(
     # operations and their interpreter; the queue that orders and drives them
     [exec]=5 [queue]=6
     # the window's set-up: what ranks say and agree on, its exchanges over the
-    # PML, then the set-up itself
-    [agree]=5 [exchange]=5 [setup]=6
+    # PML, what a rank brings to them and learns (its records), then the set-up
+    [agree]=5 [exchange]=5 [records]=6 [setup]=7
     # the algorithm families: the plans' dispatch, the flat families, then
     # the two-level family that composes them
     [plans]=7 [nway]=8 [bruck]=8 [knomial]=8 [pairwise]=8 [ring]=8 [direct]=8 [read]=8
     [ssp]=8 [hier]=9
     # one communicator: its previous functions, its warm-up and set-up, its queue
-    [module]=7
+    [module]=8
     # calls (decision and preparation, standing operations), requests (then
     # the early ones above them), the entry points, the component
     [call]=10 [request]=11 [request_early]=12 [entry]=13 [component]=14
