@@ -1029,7 +1029,7 @@ TEST_COLL=$AROUND_BIN case_ "around-large-np2" 2 avx-off "--mca coll_rdma_window
 #     churn with checked results and frees skewed by up to 2 ms; with the pool
 #     off nothing is kept.  Over the 60 cycles' set-ups each rank sends its
 #     worker address to each of its 3 peers twice, never more (workeraddr:6;
-#     a worker address in every record: 180 and more).
+#     a worker address in every record: 145 and more).
 POOL_BIN=$(build_test test_pool)
 for w in 16 0; do
     TEST_COLL=$POOL_BIN case_ "pool-w$w-np4" 4 avx-off "--mca coll_rdma_window_setup_calls $w" \
