@@ -37,8 +37,9 @@ declare -A floor=(
     # on it, every layer may use them: programs, datatypes, tuning rules,
     # schedules, statistics, reductions (the kernels below them: ground)
     [prog]=1 [dtype]=1 [rules]=1 [sched]=1 [stats]=1 [kernels]=0 [op]=1
-    # the names of collectives, algorithms and reasons (a rules vocabulary)
-    [names]=2
+    # the names of collectives, algorithms and reasons (a rules vocabulary);
+    # the configuration's MCA parameters, registered with them
+    [names]=2 [params]=3
     # transport: the process's start, then the seam under the window
     [ucx_start]=1 [ucx]=2
     # window: its layout (pure), its memory and peers, its arrival protocol
