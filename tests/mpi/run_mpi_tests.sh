@@ -138,6 +138,8 @@ nbsetup-np4 nbsetup-setup0-np3 nbsetup-threads-np2 nbsetup-mismatch-np3 window-s
 around-w0-np3 around-w16-np4 around-leave-np2 around-threads-np3 around-large-np2
 # the window pool: no window reused under a slow peer, churn with skewed frees
 pool-w16-np4 pool-slow-persistent-np4
+# the set-up's records over the series' PML: addresses apart, on every rank or one
+address-apart-np4 address-apart-one-np4
 # bounded staleness (MPI_T, the info key, threads)
 ssp-bound-np3 ssp-info-np4 ssp-threads-np3
 # datatypes: packing against MPI_Pack; layouts with gaps, every form;
