@@ -53,7 +53,7 @@ mca_coll_rdma_component_t mca_coll_rdma_component = {
     .window_setup_calls = 16,
     .window_pool = 2,
     .lazy_connect = 1,
-    .debug_address_inline = ADDRESS_INLINE,
+    .debug_address_inline = COLL_RDMA_ADDRESS_INLINE,
     .default_rules = 1,
     .config = COLL_RDMA_CONFIG_DEFAULTS,
 };
@@ -368,7 +368,7 @@ static int rdma_open(void)
     clamp("window_setup_calls", &mca_coll_rdma_component.window_setup_calls, 0, 1 << 30);
     clamp("lazy_connect", &mca_coll_rdma_component.lazy_connect, 0, 1);
     clamp("debug_address_inline", &mca_coll_rdma_component.debug_address_inline, 0,
-          ADDRESS_INLINE);
+          COLL_RDMA_ADDRESS_INLINE);
     clamp("window_pool", &mca_coll_rdma_component.window_pool, 0, COLL_RDMA_WINDOW_POOL_MAX);
     clamp("default_rules", &mca_coll_rdma_component.default_rules, 0, 1);
     load_rules(cfg, mca_coll_rdma_component.tuning_file,

@@ -3,7 +3,7 @@
  * the PML on coll/rdma's own tags (coll_rdma_exchange.h says why not
  * libnbc's).  Flat (every rank sends its record to every other rank): once
  * per communicator, P - 1 messages per rank (the set-up's records: about
- * 0.9 KiB, a worker address more to a peer that lacks it), the bytes a ring
+ * 0.5 KiB, a worker address more to a peer that lacks it), the bytes a ring
  * or Bruck's allgather would move too, in one round instead of P - 1 or
  * log2 P.
  */
@@ -11,6 +11,7 @@
 
 #include "coll_rdma_exchange.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,9 +83,14 @@ static void *gather_recv(void *ctx, int peer, size_t *len)
 static const void *gather_send(void *ctx, int peer, size_t *len)
 {
     gather_t *g = ctx;
+    const void *buf = g->mine;
 
     *len = g->bytes;
-    return NULL == g->send_for ? g->mine : g->send_for(g->ctx, peer, len);
+    if (NULL != g->send_for) {
+        buf = g->send_for(g->ctx, peer, len);
+        assert(*len <= g->bytes); /* never more than the receive's room */
+    }
+    return buf;
 }
 
 int coll_rdma_exchange_start_each(coll_rdma_exchange_t *x, int tag, const void *mine, void *all,

@@ -109,7 +109,9 @@ typedef void *(*coll_rdma_exchange_recv_fn)(void *ctx, int peer, size_t *len);
  * what recv_for(ctx, peer, &len) asks, to each what send_for(ctx, peer,
  * &len) gives (*len 0 on entry; a peer left at 0 gets no request), all
  * posted now, receives first, in call order, never waiting.  The sides must
- * match: a peer sends this rank exactly what this rank receives from it.
+ * match: a peer sends this rank a message where this rank receives one from
+ * it, of at most the receive's length (a shorter one fills its start; a
+ * longer one is truncated, an error unless x->truncate_ok).
  * Returns OMPI_SUCCESS or the PML's error, as coll_rdma_exchange_start().
  */
 int coll_rdma_exchange_start_pairs(coll_rdma_exchange_t *x, int tag,

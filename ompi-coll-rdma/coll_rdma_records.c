@@ -38,7 +38,7 @@ struct coll_rdma_window *coll_rdma_records_local(coll_rdma_records_t *r, coll_rd
      * last: the other regions lie alike whatever ranks asked) */
     h->staleness = coll_rdma_agree_staleness_asked(r->comm);
     cfg->allreduce_staleness = h->staleness > 0 ? (int) h->staleness : 0;
-    r->mine.why = NOWIN_SMALL;
+    r->mine.why = COLL_RDMA_SETUP_NOWIN_SMALL;
     if (r->size >= cfg->min_comm_size) {
         /* what the warm-up calls left of the process's start */
         coll_rdma_ucx_lock();
@@ -46,7 +46,7 @@ struct coll_rdma_window *coll_rdma_records_local(coll_rdma_records_t *r, coll_rd
         coll_rdma_op_selftest();
         coll_rdma_ucx_unlock();
         coll_rdma_op_fallback_wrong(h->wrong);
-        r->mine.why = NOWIN_UCX;
+        r->mine.why = COLL_RDMA_SETUP_NOWIN_UCX;
         if (OMPI_SUCCESS == rc) {
             coll_rdma_window_limits_t limits = {.max_bytes = a->window_max_bytes,
                                                 .budget_bytes = a->window_budget_bytes,
@@ -57,14 +57,15 @@ struct coll_rdma_window *coll_rdma_records_local(coll_rdma_records_t *r, coll_rd
             if (NULL != win) {
                 win->poll_spins = a->poll_spins;
             } else {
-                r->mine.why = NOWIN_WINDOW + nowin.why;
+                r->mine.why = COLL_RDMA_SETUP_NOWIN_WINDOW + nowin.why;
                 r->mine.bytes = nowin.bytes;
                 r->mine.limit = COLL_RDMA_NOWIN_CAP == nowin.why ? limits.max_bytes
                                                                  : limits.budget_bytes;
             }
         }
     }
-    r->inline_max = a->address_inline < ADDRESS_INLINE ? a->address_inline : ADDRESS_INLINE;
+    r->inline_max = a->address_inline < COLL_RDMA_ADDRESS_INLINE ? a->address_inline
+                                                                 : COLL_RDMA_ADDRESS_INLINE;
     if (NULL != win) {
         const void *worker;
         size_t worker_bytes = coll_rdma_ucx_worker_address(&worker);
@@ -73,10 +74,10 @@ struct coll_rdma_window *coll_rdma_records_local(coll_rdma_records_t *r, coll_rd
 
         if (blob_bytes + worker_bytes > r->inline_max) {
             address = r->full = malloc(blob_bytes + worker_bytes);
-            r->mine.contact = CONTACT_LONG; /* this rank's own place in the exchange */
+            r->mine.contact = COLL_RDMA_CONTACT_LONG; /* this rank's own place in the exchange */
         }
         h->ok = NULL != address;
-        r->mine.why = h->ok ? NOWIN_NONE : NOWIN_MEMORY;
+        r->mine.why = h->ok ? COLL_RDMA_SETUP_NOWIN_NONE : COLL_RDMA_SETUP_NOWIN_MEMORY;
         if (h->ok) {
             h->blob_bytes = (int64_t) blob_bytes;
             coll_rdma_window_pack(win, address);
@@ -88,22 +89,31 @@ struct coll_rdma_window *coll_rdma_records_local(coll_rdma_records_t *r, coll_rd
     return win;
 }
 
-void coll_rdma_records_drop(coll_rdma_records_t *r)
+void coll_rdma_records_drop(coll_rdma_records_t *r, bool in_flight)
 {
-    for (int v = 0; v < 4; ++v) {
-        free(r->to[v]);
-        r->to[v] = NULL;
-    }
-    free(r->contact);
-    r->contact = NULL;
+    in_flight = in_flight || r->long_x.nreqs > 0;
     if (NULL != r->long_x.reqs) {
         coll_rdma_exchange_fini(&r->long_x);
     }
-    free(r->full);
-    free(r->long_in);
+    /* what the PML may still read or write (a set-up given up after an
+     * error, its requests not complete) is left to it */
+    for (int v = 0; v < 4; ++v) {
+        if (!in_flight) {
+            free(r->to[v]);
+        }
+        r->to[v] = NULL;
+    }
+    if (!in_flight) {
+        free(r->full);
+        free(r->long_in);
+        free(r->sink);
+    }
+    free(r->contact);
     free(r->long_at);
+    r->contact = NULL;
     r->full = r->long_in = NULL;
     r->long_at = NULL;
+    r->sink = NULL;
 }
 
 /* The address bytes this rank's record to a peer with contact bits v says:
@@ -111,10 +121,10 @@ void coll_rdma_records_drop(coll_rdma_records_t *r)
 static size_t address_bytes(const coll_rdma_records_t *r, int v)
 {
     return (size_t) r->mine.header.blob_bytes
-           + (v & CONTACT_CARRIES ? (size_t) r->mine.worker_bytes : 0);
+           + (v & COLL_RDMA_CONTACT_CARRIES ? (size_t) r->mine.worker_bytes : 0);
 }
 
-/* Whether they go apart (CONTACT_LONG) rather than in the record. */
+/* Whether they go apart (COLL_RDMA_CONTACT_LONG) rather than in the record. */
 static bool goes_apart(const coll_rdma_records_t *r, int v)
 {
     return address_bytes(r, v) > r->inline_max;
@@ -129,7 +139,7 @@ static const char *my_address(const coll_rdma_records_t *r)
 /* The bytes of this rank's record to a peer with contact bits v. */
 static size_t record_bytes(const coll_rdma_records_t *r, int v)
 {
-    return RECORD_HEAD_BYTES + (goes_apart(r, v) ? 0 : address_bytes(r, v));
+    return COLL_RDMA_RECORD_HEAD_BYTES + (goes_apart(r, v) ? 0 : address_bytes(r, v));
 }
 
 /* Worker addresses this process sent and received over all its set-ups
@@ -150,13 +160,15 @@ bool coll_rdma_records_alloc(coll_rdma_records_t *r)
         return true; /* nothing to address: `mine` goes to everyone */
     }
     r->contact = calloc(r->size, 1);
+    r->sink = calloc(r->size, 1);
     r->long_at = calloc(r->size, sizeof(size_t));
     for (int v = 0; v < 4; ++v) {
         r->to[v] = malloc(record_bytes(r, v));
     }
     /* the long step's requests too: after the records nothing may keep this
      * rank out of it (coll_rdma_records_long_start) */
-    return NULL != r->contact && NULL != r->long_at && NULL != r->to[0] && NULL != r->to[1]
+    return NULL != r->contact && NULL != r->sink && NULL != r->long_at && NULL != r->to[0]
+           && NULL != r->to[1]
            && NULL != r->to[2] && NULL != r->to[3]
            && OMPI_SUCCESS == coll_rdma_exchange_init(&r->long_x, r->comm);
 }
@@ -171,18 +183,18 @@ void coll_rdma_records_fill(coll_rdma_records_t *r)
     coll_rdma_ucx_lock();
     for (int i = 0; i < r->size; ++i) {
         ompi_proc_t *proc = ompi_comm_peer_lookup(r->comm, i);
-        r->contact[i] = (coll_rdma_ucx_peer_holds_mine(proc) ? 0 : CONTACT_CARRIES)
-                        | (coll_rdma_ucx_peer_known(proc) ? CONTACT_HOLDS_YOURS : 0);
-        r->carried += i != r->rank && (r->contact[i] & CONTACT_CARRIES);
+        r->contact[i] = (coll_rdma_ucx_peer_holds_mine(proc) ? 0 : COLL_RDMA_CONTACT_CARRIES)
+                        | (coll_rdma_ucx_peer_known(proc) ? COLL_RDMA_CONTACT_HOLDS_YOURS : 0);
+        r->carried += i != r->rank && (r->contact[i] & COLL_RDMA_CONTACT_CARRIES);
         r->apart += i != r->rank && goes_apart(r, r->contact[i]);
     }
     worker_sent += (uint64_t) r->carried;
     coll_rdma_ucx_unlock();
     for (int v = 0; v < 4; ++v) {
-        memcpy(r->to[v], &r->mine, RECORD_HEAD_BYTES);
-        memcpy(r->to[v]->address, my_address(r), record_bytes(r, v) - RECORD_HEAD_BYTES);
-        r->to[v]->contact = v | (goes_apart(r, v) ? CONTACT_LONG : 0);
-        r->to[v]->worker_bytes = v & CONTACT_CARRIES ? r->mine.worker_bytes : 0;
+        memcpy(r->to[v], &r->mine, COLL_RDMA_RECORD_HEAD_BYTES);
+        memcpy(r->to[v]->address, my_address(r), record_bytes(r, v) - COLL_RDMA_RECORD_HEAD_BYTES);
+        r->to[v]->contact = v | (goes_apart(r, v) ? COLL_RDMA_CONTACT_LONG : 0);
+        r->to[v]->worker_bytes = v & COLL_RDMA_CONTACT_CARRIES ? r->mine.worker_bytes : 0;
     }
 }
 
@@ -193,7 +205,7 @@ const void *coll_rdma_records_for(void *ctx, int peer, size_t *len)
     int v;
 
     if (NULL == r->contact) {
-        *len = RECORD_HEAD_BYTES;
+        *len = COLL_RDMA_RECORD_HEAD_BYTES;
         return &r->mine;
     }
     v = r->contact[peer];
@@ -205,24 +217,24 @@ const void *coll_rdma_records_for(void *ctx, int peer, size_t *len)
  * from each peer whose record says so, this rank's to every peer if long. */
 typedef struct long_step {
     coll_rdma_records_t *r;
-    const record_t *all;
+    const coll_rdma_record_t *all;
 } long_step_t;
 
-static size_t long_bytes(const record_t *rec)
+static size_t long_bytes(const coll_rdma_record_t *rec)
 {
     return (size_t) rec->header.blob_bytes
-           + (rec->contact & CONTACT_CARRIES ? (size_t) rec->worker_bytes : 0);
+           + (rec->contact & COLL_RDMA_CONTACT_CARRIES ? (size_t) rec->worker_bytes : 0);
 }
 
 static void *long_recv(void *ctx, int peer, size_t *len)
 {
-    static char scratch[ADDRESS_INLINE]; /* what a rank out of memory receives into */
     long_step_t *l = ctx;
 
-    *len = l->all[peer].contact & CONTACT_LONG ? long_bytes(&l->all[peer]) : 0;
+    *len = l->all[peer].contact & COLL_RDMA_CONTACT_LONG ? long_bytes(&l->all[peer]) : 0;
     if (NULL == l->r->long_in) {
-        *len = *len < sizeof(scratch) ? *len : sizeof(scratch);
-        return scratch;
+        /* out of memory: one byte of each address, the rest truncated */
+        *len = *len < 1 ? *len : 1;
+        return l->r->sink + peer;
     }
     return l->r->long_in + l->r->long_at[peer];
 }
@@ -236,7 +248,8 @@ static const void *long_send(void *ctx, int peer, size_t *len)
     return my_address(l->r);
 }
 
-int coll_rdma_records_long_start(coll_rdma_records_t *r, const record_t *all, bool *started)
+int coll_rdma_records_long_start(coll_rdma_records_t *r, const coll_rdma_record_t *all,
+                                 bool *started)
 {
     long_step_t l = {.r = r, .all = all};
     size_t total = 0;
@@ -245,7 +258,7 @@ int coll_rdma_records_long_start(coll_rdma_records_t *r, const record_t *all, bo
      * address takes no part (the records say which) */
     *started = false;
     for (int i = 0; i < r->size; ++i) {
-        *started = *started || (i != r->rank && ((all[i].contact & CONTACT_LONG)
+        *started = *started || (i != r->rank && ((all[i].contact & COLL_RDMA_CONTACT_LONG)
                                                  || goes_apart(r, r->contact[i])));
     }
     if (!*started) {
@@ -253,29 +266,29 @@ int coll_rdma_records_long_start(coll_rdma_records_t *r, const record_t *all, bo
     }
     for (int i = 0; i < r->size; ++i) {
         r->long_at[i] = total;
-        total += i != r->rank && (all[i].contact & CONTACT_LONG) ? long_bytes(&all[i]) : 0;
+        total += i != r->rank && (all[i].contact & COLL_RDMA_CONTACT_LONG) ? long_bytes(&all[i])
+                                                                          : 0;
     }
     r->long_in = malloc(total > 0 ? total : 1);
     /* out of memory: the peers' sends still complete (received truncated
-     * into a scratch line, the truncation not an error), and this rank then
-     * says "not connected" (r->long_failed) */
+     * into a byte each of r->sink, the truncation not an error), and this
+     * rank then says "not connected" (r->long_failed) */
     r->long_failed = NULL == r->long_in;
     r->long_x.truncate_ok = r->long_failed;
     return coll_rdma_exchange_start_pairs(&r->long_x, COLL_RDMA_TAG_SETUP_ADDRESS, long_recv,
                                           long_send, &l);
 }
 
-const char *coll_rdma_records_address(const coll_rdma_records_t *r, const record_t *all, int i)
+const char *coll_rdma_records_address(const coll_rdma_records_t *r, const coll_rdma_record_t *all,
+                                      int i)
 {
-    if (!(all[i].contact & CONTACT_LONG)) {
+    if (!(all[i].contact & COLL_RDMA_CONTACT_LONG)) {
         return all[i].address;
     }
     return i == r->rank ? r->full : r->long_in + r->long_at[i];
 }
 
-/* What the peers' records say of their worker addresses, kept for every
- * communicator; OMPI_SUCCESS, or the first failure (a peer not reachable). */
-int coll_rdma_records_learn(coll_rdma_records_t *r, const record_t *all)
+int coll_rdma_records_learn(coll_rdma_records_t *r, const coll_rdma_record_t *all)
 {
     int rc = OMPI_SUCCESS;
 
@@ -284,25 +297,38 @@ int coll_rdma_records_learn(coll_rdma_records_t *r, const record_t *all)
     }
     coll_rdma_ucx_lock();
     for (int i = 0; i < r->size; ++i) {
-        const record_t *peer = &all[i];
-        bool carries = peer->contact & CONTACT_CARRIES;
+        const coll_rdma_record_t *peer = &all[i];
+        const char *address = NULL;
         int rci;
 
         if (i == r->rank || !peer->header.ok) {
             continue;
         }
-        r->received += carries ? 1 : 0;
-        rci = coll_rdma_ucx_peer_learn(ompi_comm_peer_lookup(r->comm, i),
-                                       carries ? coll_rdma_records_address(r, all, i)
-                                                     + peer->header.blob_bytes
-                                               : NULL,
+        /* a long address only where the long step brought it */
+        if ((peer->contact & COLL_RDMA_CONTACT_CARRIES)
+            && (!(peer->contact & COLL_RDMA_CONTACT_LONG) || NULL != r->long_in)) {
+            address = coll_rdma_records_address(r, all, i) + peer->header.blob_bytes;
+            r->received += 1;
+        }
+        rci = coll_rdma_ucx_peer_learn(ompi_comm_peer_lookup(r->comm, i), address,
                                        (size_t) peer->worker_bytes,
-                                       0 != (peer->contact & CONTACT_HOLDS_YOURS));
+                                       0 != (peer->contact & COLL_RDMA_CONTACT_HOLDS_YOURS));
         rc = OMPI_SUCCESS == rc ? rci : rc;
     }
     worker_received += (uint64_t) r->received;
     coll_rdma_ucx_unlock();
     return rc;
+}
+
+void coll_rdma_records_agreed(coll_rdma_records_t *r)
+{
+    coll_rdma_ucx_lock();
+    for (int i = 0; i < r->size; ++i) {
+        if (i != r->rank) {
+            (void) coll_rdma_ucx_peer_learn(ompi_comm_peer_lookup(r->comm, i), NULL, 0, true);
+        }
+    }
+    coll_rdma_ucx_unlock();
 }
 
 /*
@@ -316,13 +342,13 @@ int coll_rdma_records_learn(coll_rdma_records_t *r, const record_t *all)
  */
 int coll_rdma_records_refuse(struct ompi_communicator_t *comm, coll_rdma_config_t *cfg)
 {
-    static record_t refusal, scratch;
+    static coll_rdma_record_t refusal, scratch;
     static int made = 0;
     int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm), rc = OMPI_SUCCESS;
 
     coll_rdma_ucx_lock();
     if (!made) {
-        refusal.why = NOWIN_MEMORY; /* refusal.bytes, .limit: 0 */
+        refusal.why = COLL_RDMA_SETUP_NOWIN_MEMORY; /* refusal.bytes, .limit: 0 */
         coll_rdma_agree_config(cfg, refusal.header.config);
         made = 1;
     }
@@ -333,7 +359,8 @@ int coll_rdma_records_refuse(struct ompi_communicator_t *comm, coll_rdma_config_
                                 COLL_RDMA_TAG_SETUP_RECORDS, comm, &req));
         if (OMPI_SUCCESS == rc) {
             ompi_request_free(&req);
-            rc = MCA_PML_CALL(isend(&refusal, sizeof(refusal), MPI_BYTE, (rank + i) % size,
+            rc = MCA_PML_CALL(isend(&refusal, COLL_RDMA_RECORD_HEAD_BYTES, MPI_BYTE,
+                                    (rank + i) % size,
                                     COLL_RDMA_TAG_SETUP_RECORDS, MCA_PML_BASE_SEND_STANDARD,
                                     comm, &req));
         }

@@ -61,8 +61,8 @@ struct coll_rdma_setup {
      * first ended; made at prepare, so that starting them allocates nothing */
     coll_rdma_exchange_t records_x, attached_x;
     coll_rdma_window_t *win;     /* this rank's window (NULL: none) */
-    coll_rdma_records_t mine;    /* this rank's records (coll_rdma_records.h) */
-    record_t *records;           /* every rank's, as received */
+    coll_rdma_records_t recs;    /* this rank's records (coll_rdma_records.h) */
+    coll_rdma_record_t *records;           /* every rank's, as received */
     coll_rdma_header_t *headers; /* the records' headers, side by side */
     int *displs;
     char *blobs;                 /* every rank's address, packed */
@@ -77,10 +77,16 @@ struct coll_rdma_setup {
 
 static void setup_release(coll_rdma_setup_t *s)
 {
+    /* requests not complete (a set-up given up after an error): the records
+     * they send and receive are left to the PML */
+    bool in_flight = s->records_x.nreqs > 0;
+
     coll_rdma_exchange_fini(&s->records_x);
     coll_rdma_exchange_fini(&s->attached_x);
-    free(s->records);
-    coll_rdma_records_drop(&s->mine);
+    if (!in_flight) {
+        free(s->records);
+    }
+    coll_rdma_records_drop(&s->recs, in_flight);
     free(s->headers);
     free(s->displs);
     free(s->blobs);
@@ -105,11 +111,11 @@ static void local_part(coll_rdma_setup_t *s)
                                    .window_pool = s->a.window_pool,
                                    .poll_spins = s->a.poll_spins};
 
-    memset(&s->mine, 0, sizeof(s->mine));
-    s->mine.comm = s->a.comm;
-    s->mine.size = s->size;
-    s->mine.rank = s->rank;
-    s->win = coll_rdma_records_local(&s->mine, s->a.cfg, &ra);
+    memset(&s->recs, 0, sizeof(s->recs));
+    s->recs.comm = s->a.comm;
+    s->recs.size = s->size;
+    s->recs.rank = s->rank;
+    s->win = coll_rdma_records_local(&s->recs, s->a.cfg, &ra);
 }
 
 coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a)
@@ -142,7 +148,7 @@ coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a)
         return NULL;
     }
     local_part(s);
-    if (!coll_rdma_records_alloc(&s->mine)) {
+    if (!coll_rdma_records_alloc(&s->recs)) {
         coll_rdma_setup_free(s);
         return NULL;
     }
@@ -160,26 +166,26 @@ int coll_rdma_setup_begin(coll_rdma_setup_t *s)
 {
     int rc;
 
-    if (coll_rdma_agree_staleness_asked(s->a.comm) != s->mine.mine.header.staleness) {
+    if (coll_rdma_agree_staleness_asked(s->a.comm) != s->recs.mine.header.staleness) {
         /* the info key changed since the window was laid out: again */
         coll_rdma_window_free(s->win);
         s->win = NULL;
-        coll_rdma_records_drop(&s->mine);
+        coll_rdma_records_drop(&s->recs, false);
         local_part(s);
-        if (!coll_rdma_records_alloc(&s->mine)) {
-            coll_rdma_records_drop(&s->mine);
-            s->mine.mine.header.ok = 0;
-            s->mine.mine.why = NOWIN_MEMORY;
+        if (!coll_rdma_records_alloc(&s->recs)) {
+            coll_rdma_records_drop(&s->recs, false);
+            s->recs.mine.header.ok = 0;
+            s->recs.mine.why = COLL_RDMA_SETUP_NOWIN_MEMORY;
         }
     }
     s->stage = STAGE_RECORDS;
     if (NULL != s->win) {
         s->win->exposed = true; /* its address goes out now */
     }
-    coll_rdma_records_fill(&s->mine);
-    rc = coll_rdma_exchange_start_each(&s->records_x, COLL_RDMA_TAG_SETUP_RECORDS, &s->mine.mine,
-                                       s->records, sizeof(record_t), coll_rdma_records_for,
-                                       &s->mine);
+    coll_rdma_records_fill(&s->recs);
+    rc = coll_rdma_exchange_start_each(&s->records_x, COLL_RDMA_TAG_SETUP_RECORDS, &s->recs.mine,
+                                       s->records, sizeof(coll_rdma_record_t),
+                                       coll_rdma_records_for, &s->recs);
     if (OMPI_SUCCESS != rc) {
         /* cannot even take part in the agreement: the job cannot go on */
         coll_rdma_window_free(s->win);
@@ -200,15 +206,16 @@ int coll_rdma_setup_begin(coll_rdma_setup_t *s)
 static int attach_and_say(coll_rdma_setup_t *s)
 {
     int rc = OMPI_ERR_OUT_OF_RESOURCE;
-    int learnt = s->mine.long_failed ? OMPI_ERR_OUT_OF_RESOURCE
-                                     : coll_rdma_records_learn(&s->mine, s->records);
+    int learnt = coll_rdma_records_learn(&s->recs, s->records);
+
+    learnt = s->recs.long_failed ? OMPI_ERR_OUT_OF_RESOURCE : learnt;
 
     /* the addresses packed: the window keeps them while peers are left for
      * their first use (coll_rdma_window_attach) */
-    s->blobs = s->mine.long_failed ? NULL : malloc(s->total);
+    s->blobs = s->recs.long_failed ? NULL : malloc(s->total);
     if (NULL != s->blobs) {
         for (int i = 0; i < s->size; ++i) {
-            memcpy(s->blobs + s->displs[i], coll_rdma_records_address(&s->mine, s->records, i),
+            memcpy(s->blobs + s->displs[i], coll_rdma_records_address(&s->recs, s->records, i),
                    (size_t) s->records[i].header.blob_bytes);
         }
         rc = coll_rdma_window_attach(s->win, s->a.comm, &s->blobs, &s->displs,
@@ -240,7 +247,8 @@ static int after_records(coll_rdma_setup_t *s, int *next)
         s->headers[i] = s->records[i].header;
     }
     if (!coll_rdma_agree_headers_on(s->a.comm, s->headers)) {
-        for (int i = 0; i < s->size && NOWIN_NONE == s->nowin_why; ++i) {
+        (void) coll_rdma_records_learn(&s->recs, s->records); /* for the next set-up */
+        for (int i = 0; i < s->size && COLL_RDMA_SETUP_NOWIN_NONE == s->nowin_why; ++i) {
             s->nowin_rank = i;
             s->nowin_why = (int) s->records[i].why;
             s->nowin_bytes = s->records[i].bytes;
@@ -258,7 +266,7 @@ static int after_records(coll_rdma_setup_t *s, int *next)
         s->displs[i] = (int) s->total;
         s->total += (size_t) s->headers[i].blob_bytes;
     }
-    rc = coll_rdma_records_long_start(&s->mine, s->records, &started);
+    rc = coll_rdma_records_long_start(&s->recs, s->records, &started);
     if (OMPI_SUCCESS == rc && started) {
         *next = STAGE_ADDRESSES;
         return OMPI_SUCCESS;
@@ -285,7 +293,7 @@ static void after_attached(coll_rdma_setup_t *s)
     for (int i = 0; i < s->size; ++i) {
         if (s->agreed && !(s->oks[i].ok & 1)) {
             s->nowin_rank = i;
-            s->nowin_why = NOWIN_CONNECT;
+            s->nowin_why = COLL_RDMA_SETUP_NOWIN_CONNECT;
         }
         s->agreed = s->agreed && (s->oks[i].ok & 1);
         win->all_direct = win->all_direct && (s->oks[i].ok & 2);
@@ -293,6 +301,7 @@ static void after_attached(coll_rdma_setup_t *s)
     }
     if (s->agreed) {
         coll_rdma_agree_nodes(win, s->oks, s->leader_of, s->map_hash);
+        coll_rdma_records_agreed(&s->recs);
     }
     /* every rank maps every window: each retires the others' at its free,
      * so each may keep its own for reuse (coll_rdma_window.h, "the pool") */
@@ -307,12 +316,13 @@ static void after_attached(coll_rdma_setup_t *s)
  */
 static void say_no_window(const coll_rdma_setup_t *s)
 {
-    static bool said[NOWIN_CAUSES];
+    static bool said[COLL_RDMA_SETUP_NOWIN_CAUSES];
     struct ompi_communicator_t *comm = s->a.comm;
     int r = s->nowin_rank, why = s->nowin_why;
     unsigned world = (unsigned) ompi_comm_peer_lookup(comm, r)->super.proc_name.vpid;
     char cause[384], who[64];
-    bool first = coll_rdma_job_speaker() && why > NOWIN_SMALL && why < NOWIN_CAUSES
+    bool first = coll_rdma_job_speaker() && why > COLL_RDMA_SETUP_NOWIN_SMALL
+                 && why < COLL_RDMA_SETUP_NOWIN_CAUSES
                  && !said[why];
 
     if (!first && !(0 == s->rank && coll_rdma_verbose(1))) {
@@ -320,46 +330,47 @@ static void say_no_window(const coll_rdma_setup_t *s)
     }
     snprintf(who, sizeof(who), "its rank %d (world rank %u)", r, world);
     switch (why) {
-    case NOWIN_SMALL:
+    case COLL_RDMA_SETUP_NOWIN_SMALL:
         snprintf(cause, sizeof(cause), "%d ranks, below coll_rdma_min_comm_size", s->size);
         break;
-    case NOWIN_UCX:
+    case COLL_RDMA_SETUP_NOWIN_UCX:
         snprintf(cause, sizeof(cause), "UCX could not be started at %s", who);
         break;
-    case NOWIN_CONNECT:
-        snprintf(cause, sizeof(cause), "%s could not attach a peer's window", who);
+    case COLL_RDMA_SETUP_NOWIN_CONNECT:
+        snprintf(cause, sizeof(cause), "%s could not attach a peer's window (or had no memory "
+                 "for the peers' addresses)", who);
         break;
-    case NOWIN_MEMORY:
+    case COLL_RDMA_SETUP_NOWIN_MEMORY:
         snprintf(cause, sizeof(cause), "%s ran out of memory preparing its set-up", who);
         break;
-    case NOWIN_WINDOW + COLL_RDMA_NOWIN_LAYOUT:
+    case COLL_RDMA_SETUP_NOWIN_WINDOW + COLL_RDMA_NOWIN_LAYOUT:
         snprintf(cause, sizeof(cause), "%s has no window geometry (size parameters beyond their "
                  "ranges)", who);
         break;
-    case NOWIN_WINDOW + COLL_RDMA_NOWIN_FDS:
+    case COLL_RDMA_SETUP_NOWIN_WINDOW + COLL_RDMA_NOWIN_FDS:
         snprintf(cause, sizeof(cause), "%s is near its file-descriptor limit", who);
         break;
-    case NOWIN_WINDOW + COLL_RDMA_NOWIN_CAP:
+    case COLL_RDMA_SETUP_NOWIN_WINDOW + COLL_RDMA_NOWIN_CAP:
         snprintf(cause, sizeof(cause), "the window of %s would take %llu bytes, more than "
                  "coll_rdma_window_max_bytes = %llu", who, (unsigned long long) s->nowin_bytes,
                  (unsigned long long) s->nowin_limit);
         break;
-    case NOWIN_WINDOW + COLL_RDMA_NOWIN_BUDGET:
+    case COLL_RDMA_SETUP_NOWIN_WINDOW + COLL_RDMA_NOWIN_BUDGET:
         snprintf(cause, sizeof(cause), "a window of %llu bytes would take the windows of %s past "
                  "coll_rdma_window_budget_bytes = %llu (by default from the size of the "
                  "shared-memory directory and the node's processes: set it, or give the "
                  "directory more room)",
                  (unsigned long long) s->nowin_bytes, who, (unsigned long long) s->nowin_limit);
         break;
-    case NOWIN_WINDOW + COLL_RDMA_NOWIN_SHM:
+    case COLL_RDMA_SETUP_NOWIN_WINDOW + COLL_RDMA_NOWIN_SHM:
         snprintf(cause, sizeof(cause), "the shared-memory directory of %s's node (UCX_POSIX_DIR, "
                  "/dev/shm) has not room for its windows of %llu bytes", who,
                  (unsigned long long) s->nowin_bytes);
         break;
-    case NOWIN_WINDOW + COLL_RDMA_NOWIN_MEMORY:
+    case COLL_RDMA_SETUP_NOWIN_WINDOW + COLL_RDMA_NOWIN_MEMORY:
         snprintf(cause, sizeof(cause), "%s ran out of memory allocating its window", who);
         break;
-    case NOWIN_WINDOW + COLL_RDMA_NOWIN_MAP:
+    case COLL_RDMA_SETUP_NOWIN_WINDOW + COLL_RDMA_NOWIN_MAP:
         snprintf(cause, sizeof(cause), "UCX could not map the window of %s (verbose 1 says why)",
                  who);
         break;
@@ -367,7 +378,7 @@ static void say_no_window(const coll_rdma_setup_t *s)
         snprintf(cause, sizeof(cause), "the ranks' configurations differ (said above)");
         break;
     }
-    if (why > NOWIN_NONE && why < NOWIN_CAUSES) {
+    if (why > COLL_RDMA_SETUP_NOWIN_NONE && why < COLL_RDMA_SETUP_NOWIN_CAUSES) {
         said[why] = true;
     }
     coll_rdma_output("no window on communicator %s (size %d): %s; its collectives go to the "
@@ -400,8 +411,8 @@ static void report(const coll_rdma_setup_t *s)
                          "address apart (too long for a record) to %d peers; rank 0 attached %d "
                          "peers at set-up (%d mapped), %d left for their first put or get",
                          comm->c_name, s->size, win->size, s->total,
-                         (long long) s->mine.mine.worker_bytes, s->mine.carried, s->mine.received,
-                         s->mine.apart, win->nattached, s->size - 1 - win->nremote,
+                         (long long) s->recs.mine.worker_bytes, s->recs.carried, s->recs.received,
+                         s->recs.apart, win->nattached, s->size - 1 - win->nremote,
                          win->npending);
     }
 }
@@ -413,7 +424,7 @@ static coll_rdma_exchange_t *stage_exchange(coll_rdma_setup_t *s)
     case STAGE_RECORDS:
         return &s->records_x;
     case STAGE_ADDRESSES:
-        return &s->mine.long_x;
+        return &s->recs.long_x;
     default:
         return &s->attached_x;
     }
@@ -468,7 +479,7 @@ void coll_rdma_setup_abandon(coll_rdma_setup_t *s)
         return;
     }
     /* the PML is gone: its requests can be neither tested nor freed */
-    s->records_x.nreqs = s->attached_x.nreqs = s->mine.long_x.nreqs = 0;
+    s->records_x.nreqs = s->attached_x.nreqs = s->recs.long_x.nreqs = 0;
     coll_rdma_setup_free(s);
 }
 

@@ -43,17 +43,26 @@ int coll_rdma_ucx_peer_learn(ompi_proc_t *proc, const void *address, size_t len,
 {
     coll_rdma_ucx_peer_t *peer = peer_find(proc);
 
-    if (NULL == peer) {
-        if (NULL == address) {
-            return OMPI_ERR_NOT_FOUND; /* a peer that omits what this process lacks */
-        }
+    coll_rdma_ucx_peer_t *old = peer;
+
+    if (NULL == peer && NULL == address) {
+        return OMPI_ERR_NOT_FOUND; /* a peer that omits what this process lacks */
+    }
+    /* A new peer, or one whose address changed: the process started UCX
+     * again (MPI sessions: its component closed and opened), so it holds
+     * none of this process's addresses any more either.  The old endpoint
+     * is closed at the end (communicators of the old process may still
+     * name it). */
+    if (NULL == peer
+        || (NULL != address
+            && (len != peer->address_len || 0 != memcmp(address, peer->address, len)))) {
         peer = malloc(sizeof(*peer) + len);
         if (NULL == peer) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
         peer->ep = NULL;
         peer->emulated = -1;
-        peer->holds_mine = false;
+        peer->retired = NULL;
         peer->address_len = len;
         memcpy(peer->address, address, len);
         if (OPAL_SUCCESS != opal_hash_table_set_value_uint64(&coll_rdma_ucx_endpoints,
@@ -61,8 +70,15 @@ int coll_rdma_ucx_peer_learn(ompi_proc_t *proc, const void *address, size_t len,
             free(peer);
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
+        if (NULL != old) {
+            old->retired = coll_rdma_ucx_retired;
+            coll_rdma_ucx_retired = old;
+        }
     }
-    peer->holds_mine = peer->holds_mine || holds_mine;
+    /* its latest word: a record filled before it learned this process's
+     * address may come after one filled since (set-ups of two communicators
+     * end in either order), which costs only an address sent once more */
+    peer->holds_mine = holds_mine;
     return OMPI_SUCCESS;
 }
 

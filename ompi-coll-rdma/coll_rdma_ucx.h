@@ -73,13 +73,14 @@ void coll_rdma_ucx_address_done(coll_rdma_ucx_mem_t *mem);
 
 /*
  * Worker addresses.  A process's worker address goes to a peer process
- * once, not with every communicator: the set-up (coll_rdma_setup.c) sends it
- * in its record to a peer until that peer said, in a record of its own, that
- * it holds it; a process keeps every peer's address it learned, for every
- * communicator, until the component closes.  A peer that says it holds this
- * process's address learned it in an earlier, finished set-up, so omitting
- * it afterwards is safe whatever order set-ups of different communicators
- * end in.  The first three: UCX lock held.
+ * once, not with every communicator: the set-up (coll_rdma_records.c) sends
+ * it in its record to a peer until that peer said that it holds it (in a
+ * record of its own, or by ending a set-up connected: coll_rdma_records_
+ * agreed()); a process keeps every peer's address it learned, for every
+ * communicator, until the component closes.  A peer says so only about an
+ * address it had stored before it filled the record that says it, so
+ * omitting it afterwards is safe whatever order set-ups of different
+ * communicators end in.  The first three: UCX lock held.
  */
 
 /** This process holds `proc`'s worker address. */
@@ -90,8 +91,9 @@ bool coll_rdma_ucx_peer_holds_mine(ompi_proc_t *proc);
 
 /**
  * What a record of `proc` said: its worker address (`address`, `len` bytes;
- * NULL where the record omitted it, kept once, the first copy wins) and
- * whether it holds this process's.  Returns OMPI_SUCCESS,
+ * NULL where the record omitted it; kept, and replaced where it differs:
+ * the process started UCX again, and its old endpoint is closed at the end)
+ * and whether it holds this process's (its latest word).  Returns OMPI_SUCCESS,
  * OMPI_ERR_NOT_FOUND (the record omitted an address this process does not
  * hold: a peer that broke the rule above) or OMPI_ERR_OUT_OF_RESOURCE.
  */

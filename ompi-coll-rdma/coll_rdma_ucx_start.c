@@ -30,6 +30,7 @@ ucp_address_t *coll_rdma_ucx_address = NULL;
 size_t coll_rdma_ucx_address_len = 0;
 static int ucx_state = OPAL_ERR_NOT_INITIALIZED; /* sticky result of the first init */
 opal_hash_table_t coll_rdma_ucx_endpoints; /* ompi_proc_t * -> coll_rdma_ucx_peer_t * */
+coll_rdma_ucx_peer_t *coll_rdma_ucx_retired = NULL;
 
 bool coll_rdma_ucx_progress_registered = false;
 opal_mutex_t coll_rdma_ucx_mutex = OPAL_MUTEX_STATIC_INIT;
@@ -334,6 +335,14 @@ void coll_rdma_ucx_fini(void)
             free(peer);
         } while (OPAL_SUCCESS
                  == opal_hash_table_get_next_key_uint64(&coll_rdma_ucx_endpoints, &key, &value, node, &node));
+    }
+    while (NULL != coll_rdma_ucx_retired) {
+        coll_rdma_ucx_peer_t *peer = coll_rdma_ucx_retired;
+        coll_rdma_ucx_retired = peer->retired;
+        if (NULL != peer->ep) {
+            (void) ucx_wait(UCX_CALL(ucp_ep_close_nbx)(peer->ep, &param));
+        }
+        free(peer);
     }
     OBJ_DESTRUCT(&coll_rdma_ucx_endpoints);
     UCX_CALL(ucp_worker_release_address)(coll_rdma_ucx_worker, coll_rdma_ucx_address);

@@ -95,6 +95,7 @@ typedef struct coll_rdma_ucx_peer {
     ucp_ep_h ep;        /* NULL until the first attach */
     int emulated;       /* rma_emulated(ep) once asked (a peer not mapped), else -1 */
     bool holds_mine;    /* it has this process's worker address: set-ups omit it */
+    struct coll_rdma_ucx_peer *retired; /* the next in coll_rdma_ucx_retired */
     size_t address_len;
     char address[];     /* its worker address */
 } coll_rdma_ucx_peer_t;
@@ -104,6 +105,9 @@ extern ucp_worker_h coll_rdma_ucx_worker;
 extern ucp_address_t *coll_rdma_ucx_address; /* the worker's */
 extern size_t coll_rdma_ucx_address_len;
 extern opal_hash_table_t coll_rdma_ucx_endpoints; /* ompi_proc_t * -> coll_rdma_ucx_peer_t *: the peers known */
+/* peers replaced by a new address of their process (it started UCX again):
+ * their endpoints are closed with the others at the end */
+extern coll_rdma_ucx_peer_t *coll_rdma_ucx_retired;
 extern bool coll_rdma_ucx_progress_registered;    /* coll_rdma_ucx_progress_cb in opal_progress */
 extern opal_mutex_t coll_rdma_ucx_mutex;
 

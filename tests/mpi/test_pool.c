@@ -3,7 +3,7 @@
  * communicator's window is reused for another communicator only once every
  * peer of the freed one retired it (freed that communicator too).  Needs exactly 4 ranks, on one node.
  *
- * Sections (--only a,b; default both):
+ * Sections (--only a,b; default slow and churn):
  *   slow     c1 = ranks {0, 1, 2}, c2 = ranks {0, 2, 3}: the same size, so
  *            rank 0's windows of both have the same size.  Rank 1 posts an
  *            MPI_Ibcast of c1 (root 0; coll/rdma's read bcast copies from
@@ -24,6 +24,12 @@
  *            allreduces and bcasts, freed by each rank after a random delay
  *            of up to 2 ms, so that windows come back to the pool while
  *            peers are still on their way out.
+ *   concurrent  (only when named) five dups of the world communicator whose
+ *            set-ups run at once (an MPI_Ibarrier posted on each, then all
+ *            waited for; with --warmup 0 the set-up begins at that call),
+ *            then checked allreduces and bcasts on each, then five more
+ *            one after another: records filled before any set-up ended meet
+ *            what the others learned meanwhile (coll_rdma_records.c).
  * Options: --warmup W (the coll_rdma_window_setup_calls of the run),
  * --cycles N, --seed S, --free-early, --persistent.  Prints "test_pool OK" (rank 0); exits non-zero on
  * any error.
@@ -198,6 +204,32 @@ static void section_slow(void)
     }
 }
 
+static void section_concurrent(void)
+{
+    enum { K = 5 };
+    MPI_Comm c[K];
+    MPI_Request req[K];
+
+    for (int k = 0; k < K; ++k) {
+        OK(MPI_Comm_dup(MPI_COMM_WORLD, &c[k]));
+    }
+    for (int k = 0; k < K; ++k) {
+        OK(MPI_Ibarrier(c[k], &req[k]));
+    }
+    OK(MPI_Waitall(K, req, MPI_STATUSES_IGNORE));
+    for (int k = 0; k < K; ++k) {
+        allreduces(c[k], warmup + 2);
+        bcasts(c[k], k % size, k, 3);
+        OK(MPI_Comm_free(&c[k]));
+    }
+    for (int k = 0; k < K; ++k) {
+        OK(MPI_Comm_dup(MPI_COMM_WORLD, &c[k]));
+        OK(MPI_Barrier(c[k]));
+        allreduces(c[k], warmup + 2);
+        OK(MPI_Comm_free(&c[k]));
+    }
+}
+
 static void section_churn(void)
 {
     unsigned state = seed * 7919u + (unsigned) rank;
@@ -232,8 +264,8 @@ int main(int argc, char **argv)
         } else if (0 == strcmp(argv[i], "--persistent")) {
             persistent = 1;
         } else {
-            fprintf(stderr, "usage: test_pool [--only slow,churn] [--warmup W] [--cycles N] "
-                            "[--seed S] [--free-early] [--persistent]\n");
+            fprintf(stderr, "usage: test_pool [--only slow,churn,concurrent] [--warmup W] "
+                            "[--cycles N] [--seed S] [--free-early] [--persistent]\n");
             return 2;
         }
     }
@@ -252,6 +284,9 @@ int main(int argc, char **argv)
     }
     if (selected("churn")) {
         section_churn();
+    }
+    if (NULL != only && NULL != strstr(only, "concurrent")) {
+        section_concurrent();
     }
     OK(MPI_Barrier(MPI_COMM_WORLD));
     if (0 == rank) {

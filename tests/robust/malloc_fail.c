@@ -7,7 +7,8 @@
  * address is looked up with dladdr); the rest of the process allocates from
  * glibc as usual.
  *
- *   MALLOC_FAIL_SIZE   bytes of the malloc that fails (required)
+ *   MALLOC_FAIL_SIZE   bytes of the malloc that fails (required; 0: any
+ *                      size, for a function named by MALLOC_FAIL_IN)
  *   MALLOC_FAIL_IN     only calls from this exported function (e.g.
  *                      coll_rdma_window_alloc); default: any function of
  *                      mca_coll_rdma.so
@@ -79,7 +80,8 @@ static int fail_now(void *caller)
 
 void *malloc(size_t size)
 {
-    if (armed && size == fail_size && failed < fail_count && !inside
+    if (armed && (size == fail_size || (0 == fail_size && NULL != fail_in))
+        && failed < fail_count && !inside
         && fail_now(__builtin_return_address(0))) {
         ++failed;
         return NULL;
