@@ -13,15 +13,20 @@ auto's default rules after the measured ones (a measured rule matches first).
 Usage: bench/model_rules.py [-j JOBS] [-o DIR] [--grid GRID] [--sched-dump PATH]
   writes DIR/rules.txt (the rules) and DIR/grid.txt (every cell: the model's
   time of each candidate); DIR defaults to docs/perf/model.  JOBS parallel
-  model runs (default 2).  About 15 minutes on 2 cores: the model walks every
+  model runs (default 2).  About 35 minutes on 2 cores: the model walks every
   rank's lines; --grid GRID takes the cells an earlier grid.txt has (seconds).
 
 Candidates (those auto takes on one node, every window mapped): barrier read,
 nway, pairwise; bcast read, knomial; allreduce up to 4 KiB read (up to
 allreduce_read_max_bytes), pairwise, nway, Bruck, the k-ary tree, for integer
 sums (a floating-point sum takes the built-in table where a rule names n-way
-or Bruck).  Not reduce, allgather or alltoall yet.  The two-level forms (hier,
-nport) are left out: auto takes them only across nodes.  A cell's pick holds
+or Bruck); reduce up to 4 KiB the k-nomial tree, rsag and hier, which on one
+node is the root folding every input by reading; allgather and alltoall up to
+4 KiB per block bruck, ring, read and bruck, direct, read.  The two-level
+forms of barrier and allreduce (hier, nport) are left out: auto takes them
+only across nodes.  Reduce, allgather and alltoall are modelled at fewer rank
+counts, to 128 (the model walks every line of P^2 blocks: minutes a cell at
+256), and their rules end there.  A cell's pick holds
 from its rank count to the next grid point's only where that one picks the
 same; elsewhere the built-in table decides.  A rule naming n-way or Bruck
 gives way to the built-in table for a reduction whose order matters
@@ -36,7 +41,10 @@ import sys
 COSTS = "140,140,15,5,0"   # docs/performance.md, the 16-core machine's fit
 # denser where the algorithms' costs cross (found by sweeping 17-64 one by one)
 RANKS = [17, 18, 20, 22, 24, 25, 28, 32, 35, 40, 44, 46, 48, 52, 54, 56, 64, 80, 96, 128, 192, 256]
-# (collective, candidates, byte classes: (low, high, the size the model runs))
+# fewer for the collectives whose lines grow with P^2 blocks; their rules end at the last
+RANKS_FEW = [17, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 128]
+SMALL_TO_4K = [(0, 8, 8), (9, 64, 64), (65, 512, 512), (513, 4096, 4096)]
+# (collective, candidates, byte classes: (low, high, the size the model runs)[, rank counts])
 GRID = [
     ("barrier", ["read", "nway", "pairwise"], [(0, 0, 0)]),
     # classes end where an algorithm's message takes one more line: the tree's
@@ -47,7 +55,19 @@ GRID = [
       (16385, 65536, 65536)]),
     ("allreduce", ["read", "pairwise", "nway", "bruck", "ktree"],
      [(0, 8, 8), (9, 32, 32), (33, 48, 48), (49, 512, 512), (513, 4096, 4096)]),
+    # finer: the tree, the root's reads and rsag cross between 64 B and 4 KiB
+    ("reduce", ["knomial", "hier", "rsag"],
+     [(0, 8, 8), (9, 64, 64), (65, 128, 128), (129, 256, 256), (257, 512, 512), (513, 1024, 1024),
+      (1025, 2048, 2048), (2049, 4096, 4096)], RANKS_FEW),
+    ("allgather", ["bruck", "ring", "read"], SMALL_TO_4K, RANKS_FEW),
+    ("alltoall", ["direct", "bruck", "read"], SMALL_TO_4K, RANKS_FEW),
 ]
+
+
+def ranks_of(entry):
+    """The rank counts of a GRID entry, and whether its last rule is open-ended."""
+    ranks = entry[3] if len(entry) > 3 else RANKS
+    return ranks, ranks is RANKS
 # within this ratio of the fastest the built-in table's own pick is kept
 # ("auto"): the rules name an algorithm only where the model says it matters
 KEEP = 1.05
@@ -100,8 +120,9 @@ def main():
     cells = read_grid(a.grid) if a.grid else {}
     jobs = {}
     with concurrent.futures.ThreadPoolExecutor(a.j) as ex:
-        for coll, algs, classes in GRID:
-            for P in RANKS:
+        for entry in GRID:
+            coll, algs, classes = entry[:3]
+            for P in ranks_of(entry)[0]:
                 for lo, hi, m in classes:
                     if (coll, P, m) not in cells:
                         jobs[(coll, P, m)] = {alg: ex.submit(model, a.sched_dump, coll, alg, P, m)
@@ -113,17 +134,22 @@ def main():
     # run, seconds): a change to the table since must show in the rules
     for (coll, P, m), (_, us) in list(cells.items()):
         cells[(coll, P, m)] = (auto_pick(a.sched_dump, coll, P, m), us)
-    # each cell's pick: the table's where within KEEP of the fastest, else the fastest
+    # each cell's pick: the table's where within KEEP of the fastest, else the
+    # fastest; never where the table hands the call on (the model has no
+    # coll/tuned to weigh a served call against)
     pick = {}
     for key, (now, us) in cells.items():
         best = min(us, key=us.get)
-        pick[key] = "auto" if now in us and us[now] <= KEEP * us[best] else best
+        keep = now == "fallback" or (now in us and us[now] <= KEEP * us[best])
+        pick[key] = "auto" if keep else best
     os.makedirs(a.o, exist_ok=True)
     rules, grid = [], []
-    for coll, algs, classes in GRID:
+    for entry in GRID:
+        coll, algs, classes = entry[:3]
+        ranks, open_end = ranks_of(entry)
         rules.append("# %s above 16 ranks, from the cache-line model" % coll)
         prev = None
-        for i, P in enumerate(RANKS):
+        for i, P in enumerate(ranks):
             row = []
             for lo, hi, m in classes:
                 now, us = cells[(coll, P, m)]
@@ -131,7 +157,7 @@ def main():
                 # where the next one picks the same (the algorithms' costs step
                 # at rounds boundaries between the grid's points), else the table
                 here = pick[(coll, P, m)]
-                if i + 1 < len(RANKS) and pick[(coll, RANKS[i + 1], m)] != here:
+                if i + 1 < len(ranks) and pick[(coll, ranks[i + 1], m)] != here:
                     here = "auto"
                 grid.append("%s %d %d auto=%s %s -> %s" % (coll, P, m, now, " ".join(
                     "%s=%.3f" % (k, us[k]) for k in algs if k in us), here))
@@ -139,7 +165,10 @@ def main():
                     row[-1] = (row[-1][0], hi, here)
                 else:
                     row.append((lo, hi, here))
-            hiP = "%d" % (RANKS[i + 1] - 1) if i + 1 < len(RANKS) else ""
+            if i + 1 < len(ranks):
+                hiP = "%d" % (ranks[i + 1] - 1)
+            else:
+                hiP = "" if open_end else "%d" % P
             if prev is not None and prev[1] == row:
                 prev = (prev[0], row, hiP)
             else:
