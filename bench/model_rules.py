@@ -43,8 +43,12 @@ COSTS = "140,140,15,5,0"   # docs/performance.md, the 16-core machine's fit
 RANKS = [17, 18, 20, 22, 24, 25, 28, 32, 35, 40, 44, 46, 48, 52, 54, 56, 64, 80, 96, 128, 192, 256]
 # fewer for the collectives whose lines grow with P^2 blocks; their rules end at the last
 RANKS_FEW = [17, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 128]
-SMALL_TO_4K = [(0, 8, 8), (9, 64, 64), (65, 512, 512), (513, 4096, 4096)]
-# (collective, candidates, byte classes: (low, high, the size the model runs)[, rank counts])
+# allgather and alltoall blocks; split at 2 KiB, where the table's ring stops for the larger
+BLOCKS_TO_4K = [(0, 8, 8), (9, 64, 64), (65, 512, 512), (513, 2048, 2048), (2049, 4096, 4096)]
+# the sparse collectives' options: their rank counts, their last rule closed, and a pick
+# that must also not be slower than the table at its class's low end
+FEW = {"ranks": RANKS_FEW, "open_end": False, "both_ends": True}
+# (collective, candidates, byte classes: (low, high, the size the model runs)[, options])
 GRID = [
     ("barrier", ["read", "nway", "pairwise"], [(0, 0, 0)]),
     # classes end where an algorithm's message takes one more line: the tree's
@@ -58,16 +62,24 @@ GRID = [
     # finer: the tree, the root's reads and rsag cross between 64 B and 4 KiB
     ("reduce", ["knomial", "hier", "rsag"],
      [(0, 8, 8), (9, 64, 64), (65, 128, 128), (129, 256, 256), (257, 512, 512), (513, 1024, 1024),
-      (1025, 2048, 2048), (2049, 4096, 4096)], RANKS_FEW),
-    ("allgather", ["bruck", "ring", "read"], SMALL_TO_4K, RANKS_FEW),
-    ("alltoall", ["direct", "bruck", "read"], SMALL_TO_4K, RANKS_FEW),
+      (1025, 2048, 2048), (2049, 3072, 3072), (3073, 4096, 4096)], FEW),
+    ("allgather", ["bruck", "ring", "read"], BLOCKS_TO_4K, FEW),
+    ("alltoall", ["direct", "bruck", "read"], BLOCKS_TO_4K, FEW),
 ]
 
 
-def ranks_of(entry):
-    """The rank counts of a GRID entry, and whether its last rule is open-ended."""
-    ranks = entry[3] if len(entry) > 3 else RANKS
-    return ranks, ranks is RANKS
+def options(entry):
+    """A GRID entry's rank counts, whether its last rule is open-ended, and
+    whether its picks are checked at their classes' low ends too."""
+    o = entry[3] if len(entry) > 3 else {}
+    return o.get("ranks", RANKS), o.get("open_end", True), o.get("both_ends", False)
+
+
+def sizes(entry, lo, m):
+    """The sizes the model runs for a class: its upper end, and its low end
+    where the entry checks both (a byte class whose costs cross inside it
+    must not name an algorithm slower than the table at the low end)."""
+    return [m] + ([lo] if options(entry)[2] and 0 < lo < m else [])
 # within this ratio of the fastest the built-in table's own pick is kept
 # ("auto"): the rules name an algorithm only where the model says it matters
 KEEP = 1.05
@@ -102,8 +114,9 @@ def read_grid(path):
         f = line.split()
         if not f or f[0].startswith("#"):
             continue
+        times = f[4:f.index("->")]
         cells[(f[0], int(f[1]), int(f[2]))] = (f[3].split("=")[1], {
-            k: float(v) for k, v in (x.split("=") for x in f[4:-2])})
+            k: float(v) for k, v in (x.split("=") for x in times)})
     return cells
 
 
@@ -122,11 +135,12 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(a.j) as ex:
         for entry in GRID:
             coll, algs, classes = entry[:3]
-            for P in ranks_of(entry)[0]:
+            for P in options(entry)[0]:
                 for lo, hi, m in classes:
-                    if (coll, P, m) not in cells:
-                        jobs[(coll, P, m)] = {alg: ex.submit(model, a.sched_dump, coll, alg, P, m)
-                                              for alg in algs}
+                    for n in sizes(entry, lo, m):
+                        if (coll, P, n) not in cells:
+                            jobs[(coll, P, n)] = {alg: ex.submit(model, a.sched_dump, coll, alg,
+                                                                 P, n) for alg in algs}
     for key, runs in jobs.items():
         us = {alg: run.result() for alg, run in runs.items()}
         cells[key] = (None, {k: v for k, v in us.items() if v is not None})
@@ -142,11 +156,22 @@ def main():
         best = min(us, key=us.get)
         keep = now == "fallback" or (now in us and us[now] <= KEEP * us[best])
         pick[key] = "auto" if keep else best
+    # both ends: the upper end's pick stands only where it is not slower than
+    # the table at the class's low end either
+    for entry in GRID:
+        coll, _, classes = entry[:3]
+        for P in options(entry)[0]:
+            for lo, hi, m in classes:
+                here = pick[(coll, P, m)]
+                for n in sizes(entry, lo, m)[1:]:
+                    now, us = cells[(coll, P, n)]
+                    if here != "auto" and not (now in us and here in us and us[here] <= us[now]):
+                        pick[(coll, P, m)] = "auto"
     os.makedirs(a.o, exist_ok=True)
     rules, grid = [], []
     for entry in GRID:
         coll, algs, classes = entry[:3]
-        ranks, open_end = ranks_of(entry)
+        ranks, open_end = options(entry)[:2]
         rules.append("# %s above 16 ranks, from the cache-line model" % coll)
         prev = None
         for i, P in enumerate(ranks):
@@ -161,6 +186,10 @@ def main():
                     here = "auto"
                 grid.append("%s %d %d auto=%s %s -> %s" % (coll, P, m, now, " ".join(
                     "%s=%.3f" % (k, us[k]) for k in algs if k in us), here))
+                for n in sizes(entry, lo, m)[1:]:
+                    nnow, nus = cells[(coll, P, n)]
+                    grid.append("%s %d %d auto=%s %s -> (low end of %d)" % (coll, P, n, nnow, " ".join(
+                        "%s=%.3f" % (k, nus[k]) for k in algs if k in nus), m))
                 if row and row[-1][2] == here:
                     row[-1] = (row[-1][0], hi, here)
                 else:
