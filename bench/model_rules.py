@@ -10,7 +10,7 @@ flat algorithms auto itself takes on one node, with the costs fitted to the
 rules in coll_rdma_tuning_file's format.  bench/defaults.sh appends them to
 auto's default rules after the measured ones (a measured rule matches first).
 
-Usage: bench/model_rules.py [-j JOBS] [-o DIR] [--grid GRID] [--sched-dump PATH]
+Usage: bench/model_rules.py [-j JOBS] [-o DIR] [--grid GRID [--grid-picks]] [--sched-dump PATH]
   writes DIR/rules.txt (the rules) and DIR/grid.txt (every cell: the model's
   time of each candidate); DIR defaults to docs/perf/model.  JOBS parallel
   model runs (default 2).  About 35 minutes on 2 cores: the model walks every
@@ -125,8 +125,12 @@ def main():
     src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("-o", default=os.path.join(src, "docs", "perf", "model"))
-    ap.add_argument("--grid", help="take the model's times and the table's picks from this grid.txt "
-                    "instead of running the model (seconds instead of minutes)")
+    ap.add_argument("--grid", help="take the model's times from this grid.txt instead of "
+                    "running the model (seconds instead of minutes)")
+    ap.add_argument("--grid-picks", action="store_true",
+                    help="with --grid: take the table's picks from it too, not from the table "
+                    "of today (the rules then a function of grid.txt alone; tests/unit/"
+                    "test_model.sh checks those picks against today's table apart)")
     ap.add_argument("--sched-dump", default=os.path.join(os.environ.get("BUILDDIR", src), "bench",
                                                          "sched_dump"))
     a = ap.parse_args()
@@ -146,8 +150,9 @@ def main():
         cells[key] = (None, {k: v for k, v in us.items() if v is not None})
     # the table's picks, asked for every cell, those from --grid too (no model
     # run, seconds): a change to the table since must show in the rules
-    for (coll, P, m), (_, us) in list(cells.items()):
-        cells[(coll, P, m)] = (auto_pick(a.sched_dump, coll, P, m), us)
+    for (coll, P, m), (now, us) in list(cells.items()):
+        if now is None or not a.grid_picks:
+            cells[(coll, P, m)] = (auto_pick(a.sched_dump, coll, P, m), us)
     # each cell's pick: the table's where within KEEP of the fastest, else the
     # fastest; never where the table hands the call on (the model has no
     # coll/tuned to weigh a served call against)
@@ -188,8 +193,9 @@ def main():
                     "%s=%.3f" % (k, us[k]) for k in algs if k in us), here))
                 for n in sizes(entry, lo, m)[1:]:
                     nnow, nus = cells[(coll, P, n)]
-                    grid.append("%s %d %d auto=%s %s -> (low end of %d)" % (coll, P, n, nnow, " ".join(
-                        "%s=%.3f" % (k, nus[k]) for k in algs if k in nus), m))
+                    times = " ".join("%s=%.3f" % (k, nus[k]) for k in algs if k in nus)
+                    grid.append("%s %d %d auto=%s %s -> (low end of %d)" % (coll, P, n, nnow,
+                                                                           times, m))
                 if row and row[-1][2] == here:
                     row[-1] = (row[-1][0], hi, here)
                 else:

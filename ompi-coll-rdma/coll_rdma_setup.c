@@ -44,13 +44,12 @@
 #include "coll_rdma_exchange.h"
 #include "coll_rdma_records.h"
 #include "coll_rdma_topo.h"
-#include "coll_rdma_ucx.h"
 #include "coll_rdma_window.h"
 
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "opal/runtime/opal_progress.h"
 
 enum { STAGE_PREPARED, STAGE_RECORDS, STAGE_ADDRESSES, STAGE_ATTACHED, STAGE_DONE };
 
@@ -102,8 +101,10 @@ static void setup_release(coll_rdma_setup_t *s)
     s->map_hash = NULL;
 }
 
-/* The local part (coll_rdma_records_local), with this set-up's limits. */
-static void local_part(coll_rdma_setup_t *s)
+/* The local part (coll_rdma_records_local), with this set-up's limits, and
+ * room for the records to the peers; false when out of memory for those
+ * (the records dropped: `mine` goes to every peer, bare). */
+static bool local_part(coll_rdma_setup_t *s)
 {
     coll_rdma_records_args_t ra = {.window_max_bytes = s->a.window_max_bytes,
                                    .window_budget_bytes = s->a.window_budget_bytes,
@@ -116,6 +117,11 @@ static void local_part(coll_rdma_setup_t *s)
     s->recs.size = s->size;
     s->recs.rank = s->rank;
     s->win = coll_rdma_records_local(&s->recs, s->a.cfg, &ra);
+    if (coll_rdma_records_alloc(&s->recs)) {
+        return true;
+    }
+    coll_rdma_records_drop(&s->recs, false);
+    return false;
 }
 
 coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a)
@@ -147,8 +153,7 @@ coll_rdma_setup_t *coll_rdma_setup_prepare(const coll_rdma_setup_args_t *a)
         free(s);
         return NULL;
     }
-    local_part(s);
-    if (!coll_rdma_records_alloc(&s->recs)) {
+    if (!local_part(s)) {
         coll_rdma_setup_free(s);
         return NULL;
     }
@@ -171,9 +176,7 @@ int coll_rdma_setup_begin(coll_rdma_setup_t *s)
         coll_rdma_window_free(s->win);
         s->win = NULL;
         coll_rdma_records_drop(&s->recs, false);
-        local_part(s);
-        if (!coll_rdma_records_alloc(&s->recs)) {
-            coll_rdma_records_drop(&s->recs, false);
+        if (!local_part(s)) {
             s->recs.mine.header.ok = 0;
             s->recs.mine.why = COLL_RDMA_SETUP_NOWIN_MEMORY;
         }

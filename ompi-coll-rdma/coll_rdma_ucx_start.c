@@ -304,6 +304,15 @@ static ucs_status_t ucx_wait(ucs_status_ptr_t request)
     return status;
 }
 
+/* A peer's endpoint closed (where one was made), the peer freed. */
+static void peer_close(coll_rdma_ucx_peer_t *peer, const ucp_request_param_t *param)
+{
+    if (NULL != peer->ep) {
+        (void) ucx_wait(UCX_CALL(ucp_ep_close_nbx)(peer->ep, param));
+    }
+    free(peer);
+}
+
 void coll_rdma_ucx_fini(void)
 {
     uint64_t key;
@@ -328,21 +337,14 @@ void coll_rdma_ucx_fini(void)
     param.flags = UCP_EP_CLOSE_FLAG_FORCE;
     if (OPAL_SUCCESS == opal_hash_table_get_first_key_uint64(&coll_rdma_ucx_endpoints, &key, &value, &node)) {
         do {
-            coll_rdma_ucx_peer_t *peer = value;
-            if (NULL != peer->ep) {
-                (void) ucx_wait(UCX_CALL(ucp_ep_close_nbx)(peer->ep, &param));
-            }
-            free(peer);
+            peer_close(value, &param);
         } while (OPAL_SUCCESS
                  == opal_hash_table_get_next_key_uint64(&coll_rdma_ucx_endpoints, &key, &value, node, &node));
     }
     while (NULL != coll_rdma_ucx_retired) {
         coll_rdma_ucx_peer_t *peer = coll_rdma_ucx_retired;
         coll_rdma_ucx_retired = peer->retired;
-        if (NULL != peer->ep) {
-            (void) ucx_wait(UCX_CALL(ucp_ep_close_nbx)(peer->ep, &param));
-        }
-        free(peer);
+        peer_close(peer, &param);
     }
     OBJ_DESTRUCT(&coll_rdma_ucx_endpoints);
     UCX_CALL(ucp_worker_release_address)(coll_rdma_ucx_worker, coll_rdma_ucx_address);

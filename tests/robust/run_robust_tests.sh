@@ -346,23 +346,19 @@ learn_failed_once() {
 if [ "$RDMA_MODE" = component ]; then
     rcase oom-prepare-np3 3 "--mca op ^avx --mca coll_rdma_window_setup_calls 16 -x LD_PRELOAD=$MALLOCFAIL -x MALLOC_FAIL_RANK=1 -x MALLOC_FAIL_SIZE=1224 -x MALLOC_FAIL_COUNT=2" \
         "$ROBUST mix --calls 300" "" oom_prepare
-    addr=$(env $(rdma_mpi_env) timeout 60 mpirun --oversubscribe -np 3 --mca coll_rdma_verbose 2 \
+    # one run at verbose 2 tells the sizes: the addresses (window's parts) of
+    # MPI_COMM_WORLD in all, and a worker address
+    probe=$(env $(rdma_mpi_env) timeout 60 mpirun --oversubscribe -np 3 --mca coll_rdma_verbose 2 \
         --mca coll_rdma_window_setup_calls 0 "$ROBUST" mix --calls 10 2>&1 |
-        sed -n 's/.*communicator MPI_COMM_WORLD (size 3): window of [0-9]* bytes; addresses \([0-9]*\) bytes in all.*/\1/p' | head -n 1)
-    if [ -n "$addr" ]; then
+        sed -n 's/.*communicator MPI_COMM_WORLD (size 3): window of [0-9]* bytes; addresses \([0-9]*\) bytes in all; worker address of \([0-9]*\) bytes.*/\1 \2/p' |
+        head -n 1)
+    addr=${probe% *}
+    if [ -n "$probe" ]; then
         rcase oom-attach-np3 3 "--mca op ^avx --mca coll_rdma_window_setup_calls 16 -x LD_PRELOAD=$MALLOCFAIL -x MALLOC_FAIL_RANK=1 -x MALLOC_FAIL_SIZE=$addr" \
             "$ROBUST mix --calls 300" "" oom_attach
     else
         rdma_fail oom-attach-np3 "verbose 2 did not say the addresses' size of MPI_COMM_WORLD"
     fi
-    # oom-long: every address goes apart (coll_rdma_debug_address_inline 0)
-    # and rank 1 has no room for its peers' (2 x (window's part + worker
-    # address), from verbose 2): it still receives them (into a scratch
-    # line: its peers' sends complete) and says "not connected"
-    long=$(env $(rdma_mpi_env) timeout 60 mpirun --oversubscribe -np 3 --mca coll_rdma_verbose 2 \
-        --mca coll_rdma_window_setup_calls 0 "$ROBUST" mix --calls 10 2>&1 |
-        sed -n 's/.*communicator MPI_COMM_WORLD (size 3): window of [0-9]* bytes; addresses \([0-9]*\) bytes in all; worker address of \([0-9]*\) bytes.*/\1 \2/p' |
-        head -n 1 | awk '{ print 2 * ($1 / 3 + $2) }')
     # learn-fail-once: rank 1 cannot keep one peer's worker address (its
     # first coll_rdma_ucx_peer_learn allocation fails): the communicator of
     # that set-up has no window, and the next ones do, because that peer
@@ -371,6 +367,11 @@ if [ "$RDMA_MODE" = component ]; then
     # communicator without a window: one no-window line per communicator)
     rcase learn-fail-once-np3 3 "--mca op ^avx --mca coll_rdma_window_setup_calls 0 -x LD_PRELOAD=$MALLOCFAIL -x MALLOC_FAIL_RANK=1 -x MALLOC_FAIL_SIZE=0 -x MALLOC_FAIL_IN=coll_rdma_ucx_peer_learn" \
         "$ROBUST churn --cycles 120 --alive 0" "" learn_failed_once
+    # oom-long: every address goes apart (coll_rdma_debug_address_inline 0)
+    # and rank 1 has no room for its peers' (2 x (window's part + worker
+    # address)): it still receives them (a byte each, truncated, into a sink
+    # of its own: its peers' sends complete) and says "not connected"
+    long=$([ -z "$probe" ] || echo "$probe" | awk '{ print 2 * ($1 / 3 + $2) }')
     if [ -n "$long" ]; then
         rcase oom-long-np3 3 "--mca op ^avx --mca coll_rdma_window_setup_calls 16 --mca coll_rdma_debug_address_inline 0 -x LD_PRELOAD=$MALLOCFAIL -x MALLOC_FAIL_RANK=1 -x MALLOC_FAIL_SIZE=$long -x MALLOC_FAIL_IN=coll_rdma_records_long_start" \
             "$ROBUST mix --calls 300" "" oom_attach
