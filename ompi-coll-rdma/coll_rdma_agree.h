@@ -48,6 +48,7 @@
     X(reduce_max_bytes, reduce_max_bytes)                    \
     X(debug_seq_start, debug_seq_start)                      \
     X(debug_node_ranks, debug_node_ranks)                    \
+    X(one_node, one_node)                                    \
     X(auto_emulated, auto_emulated)                          \
     X(tuning_file, rules_hash)                               \
     X(default_rules, defaults_hash)

@@ -101,6 +101,9 @@ typedef struct coll_rdma_config {
     size_t allreduce_ssp_max_bytes; /* largest allreduce served with bounded staleness */
     int allreduce_staleness;    /* S of the stale-synchronous allreduce, 0: exact.  Not a
                                  * parameter: a communicator's info key, agreed at its set-up */
+    int one_node;               /* every rank of the communicator on this node (Open MPI's
+                                 * locality).  Not a parameter: found at set-up, agreed; the
+                                 * layout sizes the bcast rings by it (coll_rdma_layout.h) */
     size_t allgather_max_bytes; /* per rank's block */
     size_t alltoall_max_bytes;  /* per destination block */
     int reduce_radix;           /* k of the k-nomial reduce tree */

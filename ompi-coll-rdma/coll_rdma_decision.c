@@ -69,6 +69,7 @@ typedef struct call_facts {
     size_t bytes;
     bool all_direct, emulated, reducible_type, reducible_op, order_independent, fallback_wrong;
     size_t rsag_segment; /* reductions: the window's rsag segment of this collective (0: none) */
+    bool bcast_cut;      /* bcast: the window's rings hold less than the configured segment */
 } call_facts_t;
 
 /* One collective's decision for algorithm `alg` (the parameter's, a rule's,
@@ -200,14 +201,13 @@ int coll_rdma_decide_barrier(const coll_rdma_config_t *cfg, int comm_size,
     return decide(cfg, COLL_RDMA_BARRIER, barrier_as, &f, why);
 }
 
-/* auto: the read bcast on 2 ranks up to this many bytes: from 32 to 256 KiB its two
- * copies took 1.09-1.32x the time of coll/tuned's one message (2-core machine, 7
- * interleaved repetitions; docs/performance.md) */
-#define AUTO_BCAST_TWO_RANKS_MAX_BYTES (16 * 1024)
-/* The built-in table's largest bcast and allreduce (bcast_max_bytes and
- * allreduce_max_bytes cap what forced algorithms and rules serve, default
- * rules included; the table keeps the limits it was measured with) */
-#define AUTO_BCAST_MAX_BYTES (1024 * 1024)
+/* auto: the read bcast on 2 ranks up to COLL_RDMA_AUTO_BCAST_TWO_RANKS_MAX_BYTES
+ * (coll_rdma_layout.h): from 32 to 256 KiB its two copies took 1.09-1.32x the
+ * time of coll/tuned's one message (2-core machine, 7 interleaved repetitions;
+ * docs/performance.md).  The built-in table's largest bcast and allreduce
+ * (bcast_max_bytes and allreduce_max_bytes cap what forced algorithms and
+ * rules serve, default rules included; the table keeps the limits it was
+ * measured with): COLL_RDMA_AUTO_BCAST_MAX_BYTES and this */
 #define AUTO_ALLREDUCE_MAX_BYTES (1024 * 1024)
 
 static int bcast_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *f, int *why)
@@ -227,9 +227,14 @@ static int bcast_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *
      * every size measured (docs/tuning.md); the trees are for windows
      * reached by puts. */
     if (COLL_RDMA_ALG_AUTO == alg) {
-        if ((all_direct && 2 == comm_size && bytes > AUTO_BCAST_TWO_RANKS_MAX_BYTES)
-            || bytes > AUTO_BCAST_MAX_BYTES) {
+        if ((all_direct && 2 == comm_size && bytes > COLL_RDMA_AUTO_BCAST_TWO_RANKS_MAX_BYTES)
+            || bytes > COLL_RDMA_AUTO_BCAST_MAX_BYTES) {
             return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
+        }
+        /* the trees' rings were cut to what rules send (one node, where UCX
+         * then did not map every window): not the table's segment */
+        if (!all_direct && f->bcast_cut) {
+            return fallback(why, COLL_RDMA_WHY_WINDOW);
         }
         /* Across nodes one segment: the trees pipeline larger bcasts segment
          * by segment, which is not measured against coll/tuned's segmented
@@ -254,6 +259,7 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
 {
     call_facts_t f = facts(comm_size, reach, bytes);
 
+    f.bcast_cut = reach->bcast_cut;
     return decide(cfg, COLL_RDMA_BCAST, bcast_as, &f, why);
 }
 

@@ -300,7 +300,7 @@ int coll_rdma_bcast_hier_plan(coll_rdma_op_t *op)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
-    coll_rdma_slot_t slot = coll_rdma_slot(win->off_bcast_read, win->bcast_slot_size,
+    coll_rdma_slot_t slot = coll_rdma_slot(win->off_bcast_read, win->bcast_read_slot_size,
                                            (uint32_t) win->bcast_slots);
     coll_rdma_buf_t rbuf = coll_rdma_buf(COLL_RDMA_BUF_RBUF, 0);
     int mine = carrier(win, op->root);

@@ -297,6 +297,65 @@ int coll_rdma_window_diss_slots(int comm_size, int n)
     return coll_rdma_sched_rounds(comm_size, n + 1) * (n < comm_size - 1 ? n : comm_size - 1);
 }
 
+/* A bcast ring's segment where `reach` bytes may come through it: the
+ * configured segment where that reaches it, else `reach` rounded up to a
+ * line (a line where nothing names the ring), at most the slot's payload;
+ * *cut where less. */
+static size_t bcast_segment(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, size_t reach,
+                            bool *cut)
+{
+    size_t full = min_size(cfg->bcast_segment_bytes, cfg->bcast_max_bytes), segment;
+
+    if (reach >= full) {
+        return cfg->bcast_segment_bytes;
+    }
+    segment = min_size(full, reach > COLL_RDMA_LINE ? line_round(l, reach) : COLL_RDMA_LINE);
+    if (segment >= cfg->bcast_segment_bytes) {
+        return cfg->bcast_segment_bytes;
+    }
+    *cut = true;
+    return segment;
+}
+
+/*
+ * The two bcast rings' slots.  Across nodes both hold the configured
+ * segment, as before issue 36: auto's table takes k-nomial and hier there,
+ * and so it does on one node where coll_rdma_auto_emulated asks it to serve
+ * windows reached by puts UCX emulates (the tests' put path: UCX_TLS=tcp on
+ * one node).  Else, on one node every window is mapped (where UCX maps
+ * them; where not, auto hands on: bcast_cut), so the
+ * k-nomial ring holds what a rule or the forced algorithm sends through it
+ * and the read ring what auto's table, a rule or the forced algorithm reads:
+ * at 2 ranks 16 KiB instead of 64 KiB, the k-nomial ring a line where the
+ * default rules do not name it (below 18 ranks).  Larger messages of a
+ * forced algorithm go through the cut slots segment by segment.
+ */
+static void layout_bcast_rings(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg)
+{
+    int size = l->comm_size;
+    size_t tree = SIZE_MAX, read = SIZE_MAX, hier;
+
+    l->bcast_cut = false;
+    if (cfg->one_node && !cfg->auto_emulated) {
+        hier = named(cfg, COLL_RDMA_BCAST, COLL_RDMA_ALG_HIER, size);
+        tree = named(cfg, COLL_RDMA_BCAST, COLL_RDMA_ALG_KNOMIAL, size);
+        tree = tree > hier ? tree : hier;
+        read = named(cfg, COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, size);
+        read = read > hier ? read : hier;
+        if (COLL_RDMA_ALG_AUTO == cfg->alg[COLL_RDMA_BCAST]) {
+            size_t table = 2 == size ? COLL_RDMA_AUTO_BCAST_TWO_RANKS_MAX_BYTES
+                                     : COLL_RDMA_AUTO_BCAST_MAX_BYTES;
+            read = read > table ? read : table;
+        }
+    }
+    /* a bcast's segment is at most bcast_max_bytes: the decision serves no more */
+    l->bcast_segment = bcast_segment(l, cfg, tree, &l->bcast_cut);
+    l->bcast_slot_size = slot_bytes(l, min_size(l->bcast_segment, cfg->bcast_max_bytes));
+    l->bcast_read_segment = bcast_segment(l, cfg, read, &l->bcast_cut);
+    l->bcast_read_slot_size = slot_bytes(l, min_size(l->bcast_read_segment,
+                                                     cfg->bcast_max_bytes));
+}
+
 int coll_rdma_layout(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int comm_size,
                      int rank)
 {
@@ -314,11 +373,10 @@ int coll_rdma_layout(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, int c
     l->off_barrier = add_region(l, &off, coll_rdma_sched_rounds(comm_size, n + 1) * n,
                                   COLL_RDMA_LINE);
     l->bcast_slots = cfg->bcast_slots;
-    /* a bcast's segment is at most bcast_max_bytes: the decision serves no more */
-    l->bcast_slot_size = slot_bytes(l, min_size(cfg->bcast_segment_bytes, cfg->bcast_max_bytes));
+    layout_bcast_rings(l, cfg);
     l->off_bcast = add_region(l, &off, l->bcast_slots, l->bcast_slot_size);
     l->off_consumed = add_region(l, &off, 1, COLL_RDMA_LINE);
-    l->off_bcast_read = add_region(l, &off, l->bcast_slots, l->bcast_slot_size);
+    l->off_bcast_read = add_region(l, &off, l->bcast_slots, l->bcast_read_slot_size);
     l->bcast_small_slots = cfg->bcast_small_slots;
     l->off_bcast_small = off;
     if (l->bcast_small_slots > 0) {

@@ -10,11 +10,19 @@
  * Regions (offsets from the window base):
  *   barrier flags    rounds * n slots of one line, slot (round, j) written by one fixed peer
  *   bcast ring       bcast_slots slots of min(bcast_segment_bytes, bcast_max_bytes) payload,
- *                    slot (seq - seq_start) % bcast_slots; credits below
+ *                    slot (seq - seq_start) % bcast_slots; credits below.  On one node
+ *                    (cfg->one_node, unless auto_emulated) only as much as a rule or the forced algorithm
+ *                    reaches with k-nomial or hier, rounded up to a line (auto's table
+ *                    takes them only where windows are reached by puts: it hands on
+ *                    where a ring is cut, bcast_cut); bcast_segment is what the plans
+ *                    cut a message into: bcast_segment_bytes, or the cut slot's payload
  *   bcast consumed   one line: last bcast instance this rank consumed (senders read it)
  *   bcast read ring  bcast_slots slots, slot (seq - first) % bcast_slots, written only by this
  *                    rank as the root of a read bcast and read by every other rank;
- *                    rewritten at instance s once every peer consumed s - bcast_slots
+ *                    rewritten at instance s once every peer consumed s - bcast_slots.
+ *                    Sized as the bcast ring, but on one node as far as auto's table
+ *                    (COLL_RDMA_AUTO_BCAST_*), a rule or the forced algorithm reaches
+ *                    with read or hier; its segment: bcast_read_segment
  *   bcast small ring bcast_small_slots one-line slots (none if 0): the word, then up to
  *                    COLL_RDMA_BCAST_SMALL_BYTES of payload in the same line; a read
  *                    bcast of at most that many bytes takes slot (seq - first) %
@@ -223,6 +231,12 @@ typedef struct coll_rdma_rsag_region {
 
 /* Payload bytes of one allgather, alltoall or reduce region at most (all halves or rings). */
 #define COLL_RDMA_REGION_BUDGET (512 * 1024)
+
+/* The largest bcast auto's built-in table serves by reading (one node): on
+ * 2 ranks, and on more (coll_rdma_decision.c; the layout sizes the read ring
+ * for them) */
+#define COLL_RDMA_AUTO_BCAST_TWO_RANKS_MAX_BYTES (16 * 1024)
+#define COLL_RDMA_AUTO_BCAST_MAX_BYTES (1024 * 1024)
 /* Radix of Bruck's allgather and alltoall (classic: 2). */
 #define COLL_RDMA_BRUCK_RADIX 2
 /* Rings of reduce slots: how far a child may run ahead of its parent. */
@@ -241,11 +255,15 @@ typedef struct coll_rdma_rsag_region {
     uint64_t seq_start;      /* first sequence number (debug_seq_start) */                            \
     /* geometry, identical on every rank (derived from the agreed config) */                          \
     size_t off_barrier;                                                                               \
-    size_t off_bcast;                                                                                 \
+    size_t off_bcast;        /* bcast ring (k-nomial, hier) */                                        \
     size_t bcast_slot_size;                                                                           \
+    size_t bcast_segment;    /* the plans' segment through it, bytes */                               \
     int bcast_slots;                                                                                  \
     size_t off_consumed;                                                                              \
-    size_t off_bcast_read;   /* bcast read ring, bcast_slot_size each */                              \
+    size_t off_bcast_read;   /* bcast read ring, bcast_read_slot_size each */                         \
+    size_t bcast_read_slot_size;                                                                      \
+    size_t bcast_read_segment; /* the plans' segment through it, bytes */                             \
+    bool bcast_cut;          /* a ring holds less than the configured segment */                      \
     size_t off_bcast_small;  /* bcast small ring: bcast_small_slots lines */                          \
     int bcast_small_slots;                                                                            \
     size_t off_ar_up;                                                                                 \

@@ -91,7 +91,10 @@ void coll_rdma_params_register(const mca_base_component_t *version, coll_rdma_co
     reg_size(version, "bcast_segment_bytes",
              "Payload bytes of one bcast slot (64 to 2^30): the segment of every bcast (read, "
              "knomial, hier), one instance each; up to bcast_slots of them in flight. Window "
-             "memory for bcast: 2 * bcast_slots * min(this, bcast_max_bytes)",
+             "memory for bcast: at most 2 * bcast_slots * min(this, bcast_max_bytes); on one "
+             "node each ring's slots hold only what may come through them (the read ring 16 "
+             "KiB on 2 ranks, the k-nomial ring one line unless a rule or the algorithm "
+             "parameter names it)",
              &cfg->bcast_segment_bytes);
     reg_size(version, "bcast_max_bytes",
              "Largest MPI_Bcast (bytes, at most 2^31 - 1) that forced algorithms and tuning or "

@@ -57,11 +57,22 @@ static bool segments_fit(const coll_rdma_rsag_region_t *r, size_t need, size_t u
     return (0 == need || unit <= r->segment) && min_size(need, r->segment) <= room(r->slot_size);
 }
 
+/* The chunk of a k-nomial or hier bcast: the window's segment of its ring
+ * (hier: of both rings, the carriers' and the node's) */
+static size_t bcast_chunk(const coll_rdma_op_t *op)
+{
+    const coll_rdma_window_t *w = op->win;
+
+    return COLL_RDMA_ALG_HIER == op->alg ? min_size(w->bcast_segment, w->bcast_read_segment)
+                                         : w->bcast_segment;
+}
+
 /*
  * Whether one instance of op (op->bytes: the whole call, or one chunk of
  * plan_chunks()) fits the slots of op's window: the most it writes into
- * one slot (the message, a block, or a segment: the configuration's, or
- * the window's for the segment regions) is at most the slot's payload,
+ * one slot (the message, a block, or a segment: the configuration's ring
+ * segment, or the window's for the segment regions and the bcast rings) is
+ * at most the slot's payload,
  * and a segment of a reduction holds one element.
  * The layout sizes every slot for what the decision may serve
  * (coll_rdma_layout()); this is the plans' own guard, so that a decision or
@@ -71,16 +82,19 @@ static bool segments_fit(const coll_rdma_rsag_region_t *r, size_t need, size_t u
 static bool fits(const coll_rdma_op_t *op)
 {
     const coll_rdma_window_t *w = op->win;
-    const coll_rdma_config_t *cfg = op->cfg;
     size_t need = op->bytes, unit = NULL != op->dtype ? op->dtype->super.size : 1;
 
     switch (op->coll) {
     case COLL_RDMA_BARRIER:
         return true;
     case COLL_RDMA_BCAST: /* read: in segments; knomial and hier: one chunk of one */
-        return min_size(need, cfg->bcast_segment_bytes) <= room(w->bcast_slot_size)
-               || (COLL_RDMA_ALG_READ == op->alg && w->bcast_small_slots > 0
-                   && need <= COLL_RDMA_BCAST_SMALL_BYTES);
+        if (COLL_RDMA_ALG_READ == op->alg) {
+            return min_size(need, w->bcast_read_segment) <= room(w->bcast_read_slot_size)
+                   || (w->bcast_small_slots > 0 && need <= COLL_RDMA_BCAST_SMALL_BYTES);
+        }
+        need = min_size(need, bcast_chunk(op));
+        return need <= room(w->bcast_slot_size)
+               && (COLL_RDMA_ALG_HIER != op->alg || need <= room(w->bcast_read_slot_size));
     case COLL_RDMA_ALLGATHER:
         return COLL_RDMA_ALG_READ == op->alg ? segments_fit(&w->read_allgather, need, 1)
                                              : need <= w->ag_block;
@@ -174,8 +188,8 @@ int coll_rdma_plan(coll_rdma_op_t *op)
     }
     if (COLL_RDMA_BCAST == op->coll
         && (COLL_RDMA_ALG_KNOMIAL == op->alg || COLL_RDMA_ALG_HIER == op->alg)
-        && op->bytes > op->cfg->bcast_segment_bytes) {
-        return plan_chunks(op, 1, op->cfg->bcast_segment_bytes);
+        && op->bytes > bcast_chunk(op)) {
+        return plan_chunks(op, 1, bcast_chunk(op));
     }
     return plan_one(op);
 }

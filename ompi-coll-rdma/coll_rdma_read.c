@@ -14,7 +14,7 @@ int coll_rdma_bcast_read_plan(coll_rdma_op_t *op)
 {
     coll_rdma_window_t *win = op->win;
     coll_rdma_prog_t *p = &op->prog;
-    size_t segment = op->cfg->bcast_segment_bytes;
+    size_t segment = win->bcast_read_segment;
     /*
      * A message that fits in one line with its word takes the small ring:
      * one transfer per reader, and a ring deep enough that the root reads
@@ -26,7 +26,7 @@ int coll_rdma_bcast_read_plan(coll_rdma_op_t *op)
     bool small = win->bcast_small_slots > 0 && op->bytes <= COLL_RDMA_BCAST_SMALL_BYTES;
     coll_rdma_slot_t slot = small ? coll_rdma_slot_line(win->off_bcast_small, COLL_RDMA_LINE,
                                                         (uint32_t) win->bcast_small_slots)
-                                  : coll_rdma_slot(win->off_bcast_read, win->bcast_slot_size,
+                                  : coll_rdma_slot(win->off_bcast_read, win->bcast_read_slot_size,
                                                    (uint32_t) win->bcast_slots);
     int credit = small ? COLL_RDMA_CREDIT_BCAST_SMALL : COLL_RDMA_CREDIT_BCAST;
     uint32_t g = 0;

@@ -32,13 +32,16 @@ struct coll_rdma_window *coll_rdma_records_local(coll_rdma_records_t *r, coll_rd
 {
     coll_rdma_header_t *h = &r->mine.header;
     coll_rdma_window_t *win = NULL;
-    int rc;
+    int rc, local = local_ranks(r->comm);
 
     /* the window holds the ring this rank's communicator asked for (laid out
      * last: the other regions lie alike whatever ranks asked) */
     h->staleness = coll_rdma_agree_staleness_asked(r->comm);
     cfg->allreduce_staleness = h->staleness > 0 ? (int) h->staleness : 0;
     r->mine.why = COLL_RDMA_SETUP_NOWIN_SMALL;
+    /* the bcast rings are sized by it (agreed with the configuration: ranks
+     * that see the communicator's locality differently get no window) */
+    cfg->one_node = local == r->size;
     if (r->size >= cfg->min_comm_size) {
         /* what the warm-up calls left of the process's start */
         coll_rdma_ucx_lock();
@@ -51,7 +54,7 @@ struct coll_rdma_window *coll_rdma_records_local(coll_rdma_records_t *r, coll_rd
             coll_rdma_window_limits_t limits = {.max_bytes = a->window_max_bytes,
                                                 .budget_bytes = a->window_budget_bytes,
                                                 .window_pool = a->window_pool,
-                                                .local_ranks = local_ranks(r->comm)};
+                                                .local_ranks = local};
             coll_rdma_nowin_info_t nowin;
             win = coll_rdma_window_alloc(cfg, &limits, r->size, r->rank, &nowin);
             if (NULL != win) {

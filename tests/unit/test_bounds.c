@@ -111,6 +111,39 @@ static int cmp_region(const void *a, const void *b)
  * decision reads (coll_rdma_window_block_cap(), the same on every rank);
  * the SSP ring's slots.  Every call is at most 2^31 - 1 bytes.
  */
+/*
+ * The bcast rings: each slot holds a segment of the plans' (bcast_segment,
+ * bcast_read_segment) of at most bcast_max_bytes, and a segment is at least
+ * a byte (where the configured one is: the component's is at least 64); both are the configured segment except on one node, where a ring
+ * is cut (bcast_cut) only below what may come through it: the read ring
+ * holds what auto's table reads (16 KiB at 2 ranks, 1 MiB on more).
+ */
+static void bcast_rings(const char *what, const coll_rdma_layout_t *l,
+                        const coll_rdma_config_t *cfg)
+{
+    size_t msg = COLL_RDMA_MESSAGE_BYTES_MAX, max = min2(cfg->bcast_max_bytes, msg);
+    size_t table = 2 == l->comm_size ? COLL_RDMA_AUTO_BCAST_TWO_RANKS_MAX_BYTES
+                                     : COLL_RDMA_AUTO_BCAST_MAX_BYTES;
+    bool cut = l->bcast_segment != cfg->bcast_segment_bytes
+               || l->bcast_read_segment != cfg->bcast_segment_bytes;
+
+    CHECK(room(l->bcast_slot_size) >= min2(l->bcast_segment, max)
+              && room(l->bcast_read_slot_size) >= min2(l->bcast_read_segment, max),
+          "%s: bcast slots hold %zu and %zu bytes, segments %zu and %zu", what,
+          room(l->bcast_slot_size), room(l->bcast_read_slot_size), l->bcast_segment,
+          l->bcast_read_segment);
+    CHECK((l->bcast_segment > 0 && l->bcast_read_segment > 0) || 0 == cfg->bcast_segment_bytes,
+          "%s: a bcast segment of 0 bytes", what);
+    CHECK(cut == l->bcast_cut && (!cut || (cfg->one_node && !cfg->auto_emulated)),
+          "%s: bcast segments %zu and %zu of %zu configured, said cut %d, one node %d", what,
+          l->bcast_segment, l->bcast_read_segment, cfg->bcast_segment_bytes, l->bcast_cut,
+          cfg->one_node);
+    CHECK(COLL_RDMA_ALG_AUTO != cfg->alg[COLL_RDMA_BCAST]
+              || room(l->bcast_read_slot_size) >= min2(min2(table, cfg->bcast_segment_bytes), max),
+          "%s: the read ring holds %zu bytes, auto reads up to %zu", what,
+          room(l->bcast_read_slot_size), min2(table, max));
+}
+
 static void check_slots(const char *what, const coll_rdma_layout_t *l,
                         const coll_rdma_config_t *cfg, bool rsag)
 {
@@ -118,10 +151,7 @@ static void check_slots(const char *what, const coll_rdma_layout_t *l,
     size_t msg = COLL_RDMA_MESSAGE_BYTES_MAX, ag, a2a_direct, a2a_bruck, reduce;
     coll_rdma_region_t regions[COLL_RDMA_MAX_REGIONS];
 
-    CHECK(room(l->bcast_slot_size) >= min2(cfg->bcast_segment_bytes,
-                                           min2(cfg->bcast_max_bytes, msg)),
-          "%s: a bcast slot holds %zu bytes, a segment served may have %zu", what,
-          room(l->bcast_slot_size), min2(cfg->bcast_segment_bytes, cfg->bcast_max_bytes));
+    bcast_rings(what, l, cfg);
     CHECK(room(l->ar_slot_size) >= min2(cfg->allreduce_short_max_bytes,
                                         min2(cfg->allreduce_max_bytes, msg)),
           "%s: an allreduce slot holds %zu bytes, the slot algorithms serve up to %zu", what,
@@ -235,9 +265,12 @@ static void test_layout(void)
     static const int sizes[] = {2, 3, 64, 4096, 1 << 16};
     int nv = (int) (sizeof(values) / sizeof(values[0]));
 
-    for (int variant = 0; variant < 4; ++variant) {
+    for (int variant = 0; variant < 8; ++variant) {
         coll_rdma_config_t base = COLL_RDMA_CONFIG_DEFAULTS;
         bool rsag = variant & 1;
+
+        base.one_node = variant >= 4; /* the bcast rings cut to their reach */
+        base.auto_emulated = 6 == variant; /* but whole for auto's put path */
 
         if (rsag) { /* the segment regions in use: their algorithms forced */
             base.alg[COLL_RDMA_ALLREDUCE] = base.alg[COLL_RDMA_REDUCE] = COLL_RDMA_ALG_RSAG;
@@ -428,8 +461,9 @@ static void test_plans(void)
         if (NULL == coll_rdma_plans[COLL_RDMA_BCAST][alg]) {
             continue;
         }
+        /* the plans cut a bcast into the window's segments, not the configuration's */
         snprintf(what, sizeof(what), "bcast %d of 4096 bytes in 64-byte slots", alg);
-        expect(plan(&w, &big, COLL_RDMA_BCAST, alg, 4096, 1), OMPI_ERR_NOT_SUPPORTED, what);
+        expect(plan(&w, &big, COLL_RDMA_BCAST, alg, 4096, 1), OMPI_SUCCESS, what);
         snprintf(what, sizeof(what), "bcast %d of 4096 bytes in 64-byte segments", alg);
         expect(plan(&w, &cfg, COLL_RDMA_BCAST, alg, 4096, 1), OMPI_SUCCESS, what);
     }

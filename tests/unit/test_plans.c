@@ -204,6 +204,13 @@ static void random_config(coll_rdma_config_t *cfg, int P)
     }
     /* near 2^64 the counters and parities cross the wrap within a scenario */
     cfg->debug_seq_start = (uint64_t) PICK(1, 1, 1000, -3LL);
+    /* one node: the bcast rings cut to what may come through them (the
+     * k-nomial ring to a line where nothing names it, the read ring too where
+     * k-nomial is forced); the plans cut messages into the cut segments */
+    cfg->one_node = (int) pick(2);
+    if (cfg->one_node && 0 == pick(3)) {
+        cfg->alg[COLL_RDMA_BCAST] = COLL_RDMA_ALG_KNOMIAL;
+    }
     /* one in eight at the extremes (review 2026-11-27, T9) */
     switch (pick(8)) {
     case 0:
@@ -453,9 +460,11 @@ static void describe(const sim_scenario_t *sc, int fam, uint64_t seed)
 
 /*
  * Window memory per rank at the parameters' defaults, for communicators of 2
- * to 4096 ranks: with the default rules (as served on one node), with the
- * built-in table alone (coll_rdma_default_rules 0), with rsag forced for
- * allreduce and reduce, and with bounded staleness 8 on top.  Printed with
+ * to 4096 ranks: with the default rules on one node (every rank on it, as
+ * they serve), with the built-in table alone (coll_rdma_default_rules 0),
+ * with rsag forced for allreduce and reduce, with bounded staleness 8 on
+ * top, and with the default rules on a communicator of several nodes (the
+ * bcast rings whole: coll_rdma_layout.h).  Printed with
  * -w; checked against WINDOW_BOUND every run (the window must not grow with
  * P beyond it), and, with the default rules, up to 8 ranks against the
  * default window budget in Docker's 64 MiB /dev/shm among as many processes
@@ -478,15 +487,17 @@ static int window_memory(int print)
         return 1;
     }
     if (print) {
-        printf("| ranks | auto (bytes) | built-in table alone | rsag forced (allreduce, reduce) "
-               "| + staleness 8 |\n|---:|---:|---:|---:|---:|\n");
+        printf("| ranks | auto, one node (bytes) | built-in table alone | rsag forced (allreduce, "
+               "reduce) | + staleness 8 | auto, several nodes |\n"
+               "|---:|---:|---:|---:|---:|---:|\n");
     }
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
-        size_t bytes[4];
-        for (int v = 0; v < 4; ++v) {
+        size_t bytes[5];
+        for (int v = 0; v < 5; ++v) {
             coll_rdma_config_t cfg = COLL_RDMA_CONFIG_DEFAULTS;
             cfg.defaults = 1 == v ? NULL : defaults;
-            if (v >= 2) {
+            cfg.one_node = v < 4;
+            if (2 == v || 3 == v) {
                 cfg.alg[COLL_RDMA_ALLREDUCE] = cfg.alg[COLL_RDMA_REDUCE] = COLL_RDMA_ALG_RSAG;
             }
             cfg.allreduce_staleness = v == 3 ? 8 : 0;
@@ -504,15 +515,15 @@ static int window_memory(int print)
                        coll_rdma_window_budget_of((size_t) 64 << 20, sizes[i]));
                 bad = 1;
             }
-            if (v < 3 && win.size > WINDOW_BOUND) {
+            if (3 != v && win.size > WINDOW_BOUND) {
                 printf("FAIL window at %d ranks (variant %d): %zu bytes, above %u\n", sizes[i], v,
                        win.size, WINDOW_BOUND);
                 bad = 1;
             }
         }
         if (print) {
-            printf("| %d | %zu | %zu | %zu | %zu |\n", sizes[i], bytes[0], bytes[1], bytes[2],
-                   bytes[3]);
+            printf("| %d | %zu | %zu | %zu | %zu | %zu |\n", sizes[i], bytes[0], bytes[1],
+                   bytes[2], bytes[3], bytes[4]);
         }
     }
     coll_rdma_rules_free(defaults);
