@@ -181,8 +181,9 @@ static void say_differs(struct ompi_communicator_t *comm, const coll_rdma_header
     }
 }
 
-/* Whether every rank reported the same configuration and ok; rank 0 warns
- * about the first field that differs (whatever the oks). */
+/* Whether every rank reported the same configuration and ok, and (every
+ * rank ok) the same locality; rank 0 warns about the first field that
+ * differs (whatever the oks), and about the locality once per process. */
 static bool headers_agree(struct ompi_communicator_t *comm, const coll_rdma_header_t *headers,
                           int size, int rank)
 {
@@ -198,6 +199,20 @@ static bool headers_agree(struct ompi_communicator_t *comm, const coll_rdma_head
     }
     for (int i = 0; i < size; ++i) {
         if (!headers[i].ok) {
+            return false;
+        }
+    }
+    for (int i = 1; i < size; ++i) {
+        if (headers[i].one_node != headers[0].one_node) {
+            if (0 == rank && first_time(COLL_RDMA_NCONFIG + 2, 0, 0)) {
+                char w0[160], wi[160];
+                coll_rdma_output("warning: ranks see the communicator's locality differently (%s "
+                                 "finds every rank on its node: %s; %s: %s); coll/rdma falls "
+                                 "back on every communicator where they do (said once per "
+                                 "process)", who(w0, sizeof(w0), comm, 0),
+                                 headers[0].one_node ? "yes" : "no", who(wi, sizeof(wi), comm, i),
+                                 headers[i].one_node ? "yes" : "no");
+            }
             return false;
         }
     }

@@ -48,7 +48,6 @@
     X(reduce_max_bytes, reduce_max_bytes)                    \
     X(debug_seq_start, debug_seq_start)                      \
     X(debug_node_ranks, debug_node_ranks)                    \
-    X(one_node, one_node)                                    \
     X(auto_emulated, auto_emulated)                          \
     X(tuning_file, rules_hash)                               \
     X(default_rules, defaults_hash)
@@ -61,6 +60,9 @@ typedef struct coll_rdma_header {
     int64_t ok;           /* window allocated and UCX up on this rank */
     int64_t staleness;    /* this rank's coll_rdma_allreduce_staleness (-1: not a valid one) */
     int64_t blob_bytes;   /* size of this rank's exchange blob */
+    int64_t one_node;     /* every rank of the communicator on this rank's node (Open MPI's
+                           * locality; the bcast rings are laid out by it): compared where
+                           * every rank is ok */
     int64_t config[COLL_RDMA_NCONFIG];
     /* this process's op self-test: where Open MPI's own reduction is wrong
      * (coll_rdma_op_fallback_wrong), ORed over the ranks */

@@ -51,7 +51,8 @@ int coll_rdma_call_decide(mca_coll_rdma_module_t *m, struct ompi_communicator_t 
     reach.nnodes = m->window->nodes ? m->window->nnodes : 0;
     reach.rsag_allreduce = m->window->rsag_allreduce.segment;
     reach.rsag_reduce = m->window->rsag_reduce.segment;
-    reach.bcast_cut = m->window->bcast_cut;
+    reach.bcast_tree_cut = m->window->bcast_tree_cut;
+    reach.bcast_read_cut = m->window->bcast_read_cut;
     switch (c->coll) {
     case COLL_RDMA_BARRIER:
         return coll_rdma_decide_barrier(cfg, size, &reach, why);

@@ -69,7 +69,7 @@ typedef struct call_facts {
     size_t bytes;
     bool all_direct, emulated, reducible_type, reducible_op, order_independent, fallback_wrong;
     size_t rsag_segment; /* reductions: the window's rsag segment of this collective (0: none) */
-    bool bcast_cut;      /* bcast: the window's rings hold less than the configured segment */
+    bool bcast_tree_cut, bcast_read_cut; /* bcast: the window's rings (coll_rdma_reach_t) */
 } call_facts_t;
 
 /* One collective's decision for algorithm `alg` (the parameter's, a rule's,
@@ -227,14 +227,9 @@ static int bcast_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *
      * every size measured (docs/tuning.md); the trees are for windows
      * reached by puts. */
     if (COLL_RDMA_ALG_AUTO == alg) {
-        if ((all_direct && 2 == comm_size && bytes > COLL_RDMA_AUTO_BCAST_TWO_RANKS_MAX_BYTES)
+        if ((all_direct && bytes > coll_rdma_auto_bcast_read_max(comm_size))
             || bytes > COLL_RDMA_AUTO_BCAST_MAX_BYTES) {
             return fallback(why, COLL_RDMA_WHY_TOO_LARGE);
-        }
-        /* the trees' rings were cut to what rules send (one node, where UCX
-         * then did not map every window): not the table's segment */
-        if (!all_direct && f->bcast_cut) {
-            return fallback(why, COLL_RDMA_WHY_WINDOW);
         }
         /* Across nodes one segment: the trees pipeline larger bcasts segment
          * by segment, which is not measured against coll/tuned's segmented
@@ -246,6 +241,12 @@ static int bcast_as(const coll_rdma_config_t *cfg, int alg, const call_facts_t *
         alg = all_direct ? COLL_RDMA_ALG_READ
               : two_level(f) ? COLL_RDMA_ALG_HIER
                              : COLL_RDMA_ALG_KNOMIAL;
+        /* a ring cut to what rules send (one node, where UCX then did not
+         * map every window) does not hold the table's segment */
+        if ((COLL_RDMA_ALG_KNOMIAL == alg && f->bcast_tree_cut)
+            || (COLL_RDMA_ALG_HIER == alg && (f->bcast_tree_cut || f->bcast_read_cut))) {
+            return fallback(why, COLL_RDMA_WHY_WINDOW);
+        }
     }
     if ((COLL_RDMA_ALG_READ == alg && !all_direct)
         || (COLL_RDMA_ALG_HIER == alg && 0 == f->nnodes)) {
@@ -259,7 +260,8 @@ int coll_rdma_decide_bcast(const coll_rdma_config_t *cfg, int comm_size, size_t 
 {
     call_facts_t f = facts(comm_size, reach, bytes);
 
-    f.bcast_cut = reach->bcast_cut;
+    f.bcast_tree_cut = reach->bcast_tree_cut;
+    f.bcast_read_cut = reach->bcast_read_cut;
     return decide(cfg, COLL_RDMA_BCAST, bcast_as, &f, why);
 }
 

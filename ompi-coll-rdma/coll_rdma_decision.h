@@ -25,9 +25,10 @@ typedef struct coll_rdma_reach {
      * where nothing names it; a function of the agreed configuration and the
      * communicator size */
     size_t rsag_allreduce, rsag_reduce;
-    /* the window's bcast rings hold less than the configured segment (one
-     * node: coll_rdma_layout.h), so auto's trees hand on */
-    bool bcast_cut;
+    /* the window's bcast ring (k-nomial, hier) and read ring hold less than
+     * a configured segment (one node: coll_rdma_layout.h), so auto's trees
+     * hand on where they would take them */
+    bool bcast_tree_cut, bcast_read_cut;
 } coll_rdma_reach_t;
 
 /*

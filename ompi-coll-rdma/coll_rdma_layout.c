@@ -298,19 +298,20 @@ int coll_rdma_window_diss_slots(int comm_size, int n)
 }
 
 /* A bcast ring's segment where `reach` bytes may come through it: the
- * configured segment where that reaches it, else `reach` rounded up to a
- * line (a line where nothing names the ring), at most the slot's payload;
- * *cut where less. */
+ * configured segment where its slot then holds all a bcast may carry of one
+ * (min(bcast_segment_bytes, bcast_max_bytes)), else `reach` rounded up to a
+ * line (a line where nothing names the ring), and *cut. */
 static size_t bcast_segment(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg, size_t reach,
                             bool *cut)
 {
     size_t full = min_size(cfg->bcast_segment_bytes, cfg->bcast_max_bytes), segment;
 
+    *cut = false;
     if (reach >= full) {
         return cfg->bcast_segment_bytes;
     }
-    segment = min_size(full, reach > COLL_RDMA_LINE ? line_round(l, reach) : COLL_RDMA_LINE);
-    if (segment >= cfg->bcast_segment_bytes) {
+    segment = reach > COLL_RDMA_LINE ? line_round(l, reach) : COLL_RDMA_LINE;
+    if (segment >= full) {
         return cfg->bcast_segment_bytes;
     }
     *cut = true;
@@ -323,19 +324,19 @@ static size_t bcast_segment(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg
  * and so it does on one node where coll_rdma_auto_emulated asks it to serve
  * windows reached by puts UCX emulates (the tests' put path: UCX_TLS=tcp on
  * one node).  Else, on one node every window is mapped (where UCX maps
- * them; where not, auto hands on: bcast_cut), so the
+ * them; where not, auto's trees hand on: bcast_*_cut), so the
  * k-nomial ring holds what a rule or the forced algorithm sends through it
- * and the read ring what auto's table, a rule or the forced algorithm reads:
- * at 2 ranks 16 KiB instead of 64 KiB, the k-nomial ring a line where the
- * default rules do not name it (below 18 ranks).  Larger messages of a
- * forced algorithm go through the cut slots segment by segment.
+ * and the read ring what auto's table, a rule or the forced algorithm reads
+ * (with read, and both with hier): at 2 ranks 16 KiB instead of 64 KiB, the
+ * k-nomial ring a line where no rule names it (the default rules do from 18
+ * ranks, at some sizes).  A forced algorithm's ring is whole; the plans cut
+ * any message into the window's segments all the same (their own guard).
  */
 static void layout_bcast_rings(coll_rdma_layout_t *l, const coll_rdma_config_t *cfg)
 {
     int size = l->comm_size;
     size_t tree = SIZE_MAX, read = SIZE_MAX, hier;
 
-    l->bcast_cut = false;
     if (cfg->one_node && !cfg->auto_emulated) {
         hier = named(cfg, COLL_RDMA_BCAST, COLL_RDMA_ALG_HIER, size);
         tree = named(cfg, COLL_RDMA_BCAST, COLL_RDMA_ALG_KNOMIAL, size);
@@ -343,15 +344,14 @@ static void layout_bcast_rings(coll_rdma_layout_t *l, const coll_rdma_config_t *
         read = named(cfg, COLL_RDMA_BCAST, COLL_RDMA_ALG_READ, size);
         read = read > hier ? read : hier;
         if (COLL_RDMA_ALG_AUTO == cfg->alg[COLL_RDMA_BCAST]) {
-            size_t table = 2 == size ? COLL_RDMA_AUTO_BCAST_TWO_RANKS_MAX_BYTES
-                                     : COLL_RDMA_AUTO_BCAST_MAX_BYTES;
+            size_t table = coll_rdma_auto_bcast_read_max(size);
             read = read > table ? read : table;
         }
     }
     /* a bcast's segment is at most bcast_max_bytes: the decision serves no more */
-    l->bcast_segment = bcast_segment(l, cfg, tree, &l->bcast_cut);
+    l->bcast_segment = bcast_segment(l, cfg, tree, &l->bcast_tree_cut);
     l->bcast_slot_size = slot_bytes(l, min_size(l->bcast_segment, cfg->bcast_max_bytes));
-    l->bcast_read_segment = bcast_segment(l, cfg, read, &l->bcast_cut);
+    l->bcast_read_segment = bcast_segment(l, cfg, read, &l->bcast_read_cut);
     l->bcast_read_slot_size = slot_bytes(l, min_size(l->bcast_read_segment,
                                                      cfg->bcast_max_bytes));
 }

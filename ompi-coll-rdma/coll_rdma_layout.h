@@ -11,11 +11,12 @@
  *   barrier flags    rounds * n slots of one line, slot (round, j) written by one fixed peer
  *   bcast ring       bcast_slots slots of min(bcast_segment_bytes, bcast_max_bytes) payload,
  *                    slot (seq - seq_start) % bcast_slots; credits below.  On one node
- *                    (cfg->one_node, unless auto_emulated) only as much as a rule or the forced algorithm
- *                    reaches with k-nomial or hier, rounded up to a line (auto's table
- *                    takes them only where windows are reached by puts: it hands on
- *                    where a ring is cut, bcast_cut); bcast_segment is what the plans
- *                    cut a message into: bcast_segment_bytes, or the cut slot's payload
+ *                    (cfg->one_node, unless auto_emulated) only as much as a rule or
+ *                    the forced algorithm reaches with k-nomial or hier, rounded up to
+ *                    a line (auto's table takes them only where windows are reached
+ *                    by puts: it hands on where a ring is cut, bcast_*_cut);
+ *                    bcast_segment is what the plans cut a message into:
+ *                    bcast_segment_bytes, or the cut slot's payload
  *   bcast consumed   one line: last bcast instance this rank consumed (senders read it)
  *   bcast read ring  bcast_slots slots, slot (seq - first) % bcast_slots, written only by this
  *                    rank as the root of a read bcast and read by every other rank;
@@ -237,6 +238,13 @@ typedef struct coll_rdma_rsag_region {
  * for them) */
 #define COLL_RDMA_AUTO_BCAST_TWO_RANKS_MAX_BYTES (16 * 1024)
 #define COLL_RDMA_AUTO_BCAST_MAX_BYTES (1024 * 1024)
+
+/** The largest bcast auto's built-in table reads on `comm_size` ranks of one node, bytes. */
+static inline size_t coll_rdma_auto_bcast_read_max(int comm_size)
+{
+    return 2 == comm_size ? COLL_RDMA_AUTO_BCAST_TWO_RANKS_MAX_BYTES
+                          : COLL_RDMA_AUTO_BCAST_MAX_BYTES;
+}
 /* Radix of Bruck's allgather and alltoall (classic: 2). */
 #define COLL_RDMA_BRUCK_RADIX 2
 /* Rings of reduce slots: how far a child may run ahead of its parent. */
@@ -263,7 +271,8 @@ typedef struct coll_rdma_rsag_region {
     size_t off_bcast_read;   /* bcast read ring, bcast_read_slot_size each */                         \
     size_t bcast_read_slot_size;                                                                      \
     size_t bcast_read_segment; /* the plans' segment through it, bytes */                             \
-    bool bcast_cut;          /* a ring holds less than the configured segment */                      \
+    bool bcast_tree_cut;     /* the bcast ring holds less than a configured segment */                \
+    bool bcast_read_cut;     /* the bcast read ring holds less than a configured segment */           \
     size_t off_bcast_small;  /* bcast small ring: bcast_small_slots lines */                          \
     int bcast_small_slots;                                                                            \
     size_t off_ar_up;                                                                                 \

@@ -92,9 +92,9 @@ void coll_rdma_params_register(const mca_base_component_t *version, coll_rdma_co
              "Payload bytes of one bcast slot (64 to 2^30): the segment of every bcast (read, "
              "knomial, hier), one instance each; up to bcast_slots of them in flight. Window "
              "memory for bcast: at most 2 * bcast_slots * min(this, bcast_max_bytes); on one "
-             "node each ring's slots hold only what may come through them (the read ring 16 "
-             "KiB on 2 ranks, the k-nomial ring one line unless a rule or the algorithm "
-             "parameter names it)",
+             "node (unless auto_emulated is 1) each ring's slots hold only what may come "
+             "through them (under auto the read ring 16 KiB on 2 ranks, the k-nomial ring one "
+             "line unless a rule or bcast_algorithm names knomial or hier)",
              &cfg->bcast_segment_bytes);
     reg_size(version, "bcast_max_bytes",
              "Largest MPI_Bcast (bytes, at most 2^31 - 1) that forced algorithms and tuning or "
@@ -233,8 +233,9 @@ void coll_rdma_params_register(const mca_base_component_t *version, coll_rdma_co
             "Whether auto serves communicators on which UCX emulates some rank's puts with "
             "active messages (no RMA lane: TCP between nodes): 0 (default) hands every call there "
             "to the previous component (reason window), where Open MPI's point-to-point "
-            "collectives are faster; 1 serves them as over RDMA. Forced *_algorithm parameters "
-            "and tuning rules serve either way. Must be the same on every rank",
+            "collectives are faster; 1 serves them as over RDMA (and keeps both bcast rings "
+            "whole on one node). Forced *_algorithm parameters and tuning rules serve either "
+            "way. Must be the same on every rank",
             OPAL_INFO_LVL_5, &cfg->auto_emulated);
     reg_int(version, "debug_node_ranks",
             "Debugging: split the nodes the two-level algorithms see (ranks that map each "

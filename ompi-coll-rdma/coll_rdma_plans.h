@@ -64,7 +64,8 @@ extern const coll_rdma_plan_fn_t coll_rdma_plans[COLL_RDMA_NCOLLS][COLL_RDMA_NAL
  * geometry and op->cfg as agreed): the plan of its algorithm, or, where that
  * algorithm's instance carries one slot and the op is larger (the k-nomial
  * and two-level reduces above win->reduce_bytes; the k-nomial and two-level
- * bcasts above cfg->bcast_segment_bytes; the two-level allreduces above
+ * bcasts above the window's segment of their ring (win->bcast_segment; hier:
+ * the smaller of the two rings'); the two-level allreduces above
  * cfg->allreduce_short_max_bytes), one instance per chunk, pipelined under
  * the slots' credits or its node's gating; sets op->prog.nseq.  Every
  * instance is checked against the window first: one that would write more
@@ -118,8 +119,8 @@ int coll_rdma_barrier_pairwise_plan(coll_rdma_op_t *op);
  * its own window and every other rank copies them out into its op->rbuf.
  * A message of at most COLL_RDMA_BCAST_SMALL_BYTES (56) travels in one line
  * with its word through the small ring (bcast_small_slots one-line slots,
- * where there are any), anything larger in segments of
- * cfg->bcast_segment_bytes through the read ring (bcast_slots slots), one
+ * where there are any), anything larger in segments of the window's
+ * win->bcast_read_segment through the read ring (bcast_slots slots), one
  * instance per segment.  Every rank decides alike (bytes and the agreed
  * configuration).  The root rewrites a slot only once every other rank
  * published that it consumed the instance a ring ago (credits of every
@@ -269,7 +270,7 @@ int coll_rdma_alltoall_read_plan(coll_rdma_op_t *op);
  * MPI_Bcast of op->bytes contiguous bytes at op->rbuf from op->root over a
  * k-nomial tree of radix cfg->bcast_radix (seed 002 section 2.3.3; Gupta's
  * binomial bcast with RDMA-write slots and credits, seed 003 section 5.2).
- * bytes <= cfg->bcast_segment_bytes (one slot of the bcast ring).
+ * bytes <= win->bcast_segment (one slot of the bcast ring).
  */
 int coll_rdma_bcast_knomial_plan(coll_rdma_op_t *op);
 
@@ -426,7 +427,8 @@ int coll_rdma_allreduce_hier_plan(coll_rdma_op_t *op);
  */
 int coll_rdma_allreduce_nport_plan(coll_rdma_op_t *op);
 /**
- * MPI_Bcast in two levels, op->bytes <= cfg->bcast_segment_bytes from
+ * MPI_Bcast in two levels, op->bytes <= the smaller of win->bcast_segment
+ * and win->bcast_read_segment from
  * op->root into every rank's op->rbuf: the k-nomial tree of puts (radix
  * cfg->bcast_radix; Gupta's RDMA tree, as in the flat plan) among one rank
  * per node, the root on its own node and the leader on every other, then on

@@ -39,9 +39,10 @@ struct coll_rdma_window *coll_rdma_records_local(coll_rdma_records_t *r, coll_rd
     h->staleness = coll_rdma_agree_staleness_asked(r->comm);
     cfg->allreduce_staleness = h->staleness > 0 ? (int) h->staleness : 0;
     r->mine.why = COLL_RDMA_SETUP_NOWIN_SMALL;
-    /* the bcast rings are sized by it (agreed with the configuration: ranks
-     * that see the communicator's locality differently get no window) */
+    /* the bcast rings are sized by it (agreed: ranks that see the
+     * communicator's locality differently get no window) */
     cfg->one_node = local == r->size;
+    h->one_node = cfg->one_node;
     if (r->size >= cfg->min_comm_size) {
         /* what the warm-up calls left of the process's start */
         coll_rdma_ucx_lock();

@@ -408,6 +408,12 @@ static void report(const coll_rdma_setup_t *s)
                          "lane, e.g. TCP): auto hands its calls on (coll_rdma_auto_emulated=1 "
                          "serves them)", comm->c_name, s->size);
     }
+    if (s->agreed && !win->all_direct && (win->bcast_tree_cut || win->bcast_read_cut)
+        && coll_rdma_verbose(1)) {
+        coll_rdma_output("communicator %s (size %d): on one node, but UCX does not map every "
+                         "window: auto hands its bcast on (the bcast rings hold what rules and "
+                         "bcast_algorithm send)", comm->c_name, s->size);
+    }
     if (s->agreed && coll_rdma_verbose(2)) {
         coll_rdma_output("communicator %s (size %d): window of %zu bytes; addresses %zu bytes in "
                          "all; worker address of %lld bytes sent to %d peers, received from %d; "

@@ -327,7 +327,7 @@ rcase ucx-unavailable-np3 3 "--mca op ^avx -x UCX_TLS=ib" "$ROBUST mix --calls 1
 # makes allocations of one size made by coll/rdma itself fail on rank 1): every
 # rank must learn of it through the exchange and agree on no window, results
 # right, one line naming the cause.  oom-prepare: rank 1 cannot prepare its
-# part (its records' headers, 3 x 408 bytes; twice: at the last warm-up call
+# part (its records' headers, 3 x 416 bytes; twice: at the last warm-up call
 # and at the set-up call): it sends a record saying so (on 298f729 the same
 # allocation was made after the first exchange: the rank gave up, its peers
 # waited in the second exchange for ever, or it crashed).  oom-attach: rank 1
@@ -344,7 +344,7 @@ learn_failed_once() {
     [ "$n" = 1 ] || echo "$n communicators without a window for rank 1's failure, expected 1"
 }
 if [ "$RDMA_MODE" = component ]; then
-    rcase oom-prepare-np3 3 "--mca op ^avx --mca coll_rdma_window_setup_calls 16 -x LD_PRELOAD=$MALLOCFAIL -x MALLOC_FAIL_RANK=1 -x MALLOC_FAIL_SIZE=1224 -x MALLOC_FAIL_COUNT=2" \
+    rcase oom-prepare-np3 3 "--mca op ^avx --mca coll_rdma_window_setup_calls 16 -x LD_PRELOAD=$MALLOCFAIL -x MALLOC_FAIL_RANK=1 -x MALLOC_FAIL_SIZE=1248 -x MALLOC_FAIL_COUNT=2" \
         "$ROBUST mix --calls 300" "" oom_prepare
     # one run at verbose 2 tells the sizes: the addresses (window's parts) of
     # MPI_COMM_WORLD in all, and a worker address
@@ -410,11 +410,11 @@ no_ucx_error() {
         echo "UCX printed an error: $(grep -m 1 'UCX  *ERROR' "$2")"
     fi
 }
-# budget-np2's budget holds exactly 2 windows of 2 ranks (2,049,408 bytes
-# each at the defaults: tests/unit/test_plans -w; 5,000,000 holds 2 of any
-# size from 1.67 to 2.5 MB).
+# budget-np2's budget holds exactly 2 windows of 2 ranks on one node
+# (1,132,416 bytes each at the defaults: tests/unit/test_plans -w; 2,500,000
+# holds 2 of any size from 0.84 to 1.25 MB).
 if [ "$RDMA_MODE" = component ]; then
-    rcase budget-np2 2 "--mca op ^avx --mca coll_rdma_window_budget_bytes 5000000" \
+    rcase budget-np2 2 "--mca op ^avx --mca coll_rdma_window_budget_bytes 2500000" \
         "$BUDGET --comms 6 --rounds 2 --expect-min 2 --expect-max 2" "" no_ucx_error
     # budget-quiet-np2: the same at verbose 0, as a user runs: one line for the
     # job (not one per communicator or rank) naming the budget.
@@ -425,7 +425,7 @@ if [ "$RDMA_MODE" = component ]; then
         other=$(grep -v 'no window on communicator' "$2" | grep -m 1 'coll/rdma')
         [ -z "$other" ] || echo "other coll/rdma lines at verbose 0: $other"
     }
-    RDMA_QUIET=1 rcase budget-quiet-np2 2 "--mca op ^avx --mca coll_rdma_window_budget_bytes 5000000" \
+    RDMA_QUIET=1 rcase budget-quiet-np2 2 "--mca op ^avx --mca coll_rdma_window_budget_bytes 2500000" \
         "$BUDGET --comms 6 --rounds 2 --expect-min 2 --expect-max 2" "" budget_line
 fi
 if [ "$RDMA_MODE" = component ] && rdma_selected budget-shm-64m-np4; then

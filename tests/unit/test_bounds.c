@@ -99,6 +99,34 @@ static int cmp_region(const void *a, const void *b)
 }
 
 /*
+ * The bcast rings at extreme values: each slot holds a segment of the
+ * plans' (bcast_segment, bcast_read_segment) of at most bcast_max_bytes;
+ * a ring is cut only on one node (not for auto's put path), and the read
+ * ring then still holds what auto's table reads.  What rules and forced
+ * algorithms send through them: tests/unit/test_rings.c.
+ */
+static void bcast_rings(const char *what, const coll_rdma_layout_t *l,
+                        const coll_rdma_config_t *cfg)
+{
+    size_t msg = COLL_RDMA_MESSAGE_BYTES_MAX, max = min2(cfg->bcast_max_bytes, msg);
+    size_t table = coll_rdma_auto_bcast_read_max(l->comm_size);
+    bool cut = l->bcast_tree_cut || l->bcast_read_cut;
+
+    CHECK(room(l->bcast_slot_size) >= min2(l->bcast_segment, max)
+              && room(l->bcast_read_slot_size) >= min2(l->bcast_read_segment, max),
+          "%s: bcast slots hold %zu and %zu bytes, segments %zu and %zu", what,
+          room(l->bcast_slot_size), room(l->bcast_read_slot_size), l->bcast_segment,
+          l->bcast_read_segment);
+    CHECK(!cut || (cfg->one_node && !cfg->auto_emulated),
+          "%s: bcast segments %zu and %zu of %zu configured, cut off one node", what,
+          l->bcast_segment, l->bcast_read_segment, cfg->bcast_segment_bytes);
+    CHECK(COLL_RDMA_ALG_AUTO != cfg->alg[COLL_RDMA_BCAST]
+              || room(l->bcast_read_slot_size) >= min2(min2(table, cfg->bcast_segment_bytes), max),
+          "%s: the read ring holds %zu bytes, auto reads up to %zu", what,
+          room(l->bcast_read_slot_size), min2(table, max));
+}
+
+/*
  * Whether every slot of `l` holds what the decision may serve under cfg
  * (coll_rdma_decision.c): `rsag` where the rsag and read regions are in use
  * (their algorithms forced here).  One instance each: a bcast's segment
@@ -111,39 +139,6 @@ static int cmp_region(const void *a, const void *b)
  * decision reads (coll_rdma_window_block_cap(), the same on every rank);
  * the SSP ring's slots.  Every call is at most 2^31 - 1 bytes.
  */
-/*
- * The bcast rings: each slot holds a segment of the plans' (bcast_segment,
- * bcast_read_segment) of at most bcast_max_bytes, and a segment is at least
- * a byte (where the configured one is: the component's is at least 64); both are the configured segment except on one node, where a ring
- * is cut (bcast_cut) only below what may come through it: the read ring
- * holds what auto's table reads (16 KiB at 2 ranks, 1 MiB on more).
- */
-static void bcast_rings(const char *what, const coll_rdma_layout_t *l,
-                        const coll_rdma_config_t *cfg)
-{
-    size_t msg = COLL_RDMA_MESSAGE_BYTES_MAX, max = min2(cfg->bcast_max_bytes, msg);
-    size_t table = 2 == l->comm_size ? COLL_RDMA_AUTO_BCAST_TWO_RANKS_MAX_BYTES
-                                     : COLL_RDMA_AUTO_BCAST_MAX_BYTES;
-    bool cut = l->bcast_segment != cfg->bcast_segment_bytes
-               || l->bcast_read_segment != cfg->bcast_segment_bytes;
-
-    CHECK(room(l->bcast_slot_size) >= min2(l->bcast_segment, max)
-              && room(l->bcast_read_slot_size) >= min2(l->bcast_read_segment, max),
-          "%s: bcast slots hold %zu and %zu bytes, segments %zu and %zu", what,
-          room(l->bcast_slot_size), room(l->bcast_read_slot_size), l->bcast_segment,
-          l->bcast_read_segment);
-    CHECK((l->bcast_segment > 0 && l->bcast_read_segment > 0) || 0 == cfg->bcast_segment_bytes,
-          "%s: a bcast segment of 0 bytes", what);
-    CHECK(cut == l->bcast_cut && (!cut || (cfg->one_node && !cfg->auto_emulated)),
-          "%s: bcast segments %zu and %zu of %zu configured, said cut %d, one node %d", what,
-          l->bcast_segment, l->bcast_read_segment, cfg->bcast_segment_bytes, l->bcast_cut,
-          cfg->one_node);
-    CHECK(COLL_RDMA_ALG_AUTO != cfg->alg[COLL_RDMA_BCAST]
-              || room(l->bcast_read_slot_size) >= min2(min2(table, cfg->bcast_segment_bytes), max),
-          "%s: the read ring holds %zu bytes, auto reads up to %zu", what,
-          room(l->bcast_read_slot_size), min2(table, max));
-}
-
 static void check_slots(const char *what, const coll_rdma_layout_t *l,
                         const coll_rdma_config_t *cfg, bool rsag)
 {
@@ -464,8 +459,6 @@ static void test_plans(void)
         /* the plans cut a bcast into the window's segments, not the configuration's */
         snprintf(what, sizeof(what), "bcast %d of 4096 bytes in 64-byte slots", alg);
         expect(plan(&w, &big, COLL_RDMA_BCAST, alg, 4096, 1), OMPI_SUCCESS, what);
-        snprintf(what, sizeof(what), "bcast %d of 4096 bytes in 64-byte segments", alg);
-        expect(plan(&w, &cfg, COLL_RDMA_BCAST, alg, 4096, 1), OMPI_SUCCESS, what);
     }
     for (size_t i = 0; i < sizeof(slot_algs) / sizeof(slot_algs[0]); ++i) {
         snprintf(what, sizeof(what), "allreduce %d of one element past its slot", slot_algs[i]);

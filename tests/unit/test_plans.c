@@ -432,9 +432,13 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
 
 static void describe(const sim_scenario_t *sc, int fam, uint64_t seed)
 {
+    static coll_rdma_window_t w;
+
+    memset(&w, 0, sizeof(w));
+    (void) coll_rdma_window_layout(&w, &sc->cfg, sc->P, 0);
     printf("  reproduce: test_plans -p %d -s %llu -f %d (%s, %s%s, %d nodes, groups of %d; "
            "seq_start %llu, "
-           "bcast slots %d, small slots %d)\n",
+           "bcast slots %d, small slots %d; one node %d, bcast %s: segments %zu and %zu read)\n",
            sc->P, (unsigned long long) seed, fam,
            fam < NALGS              ? "one algorithm"
            : fam < FAM_MIX          ? "one collective"
@@ -445,7 +449,9 @@ static void describe(const sim_scenario_t *sc, int fam, uint64_t seed)
            sc->all_direct ? "all mapped" : "put path", sc->copied ? " (copied puts)" : "",
            sc->nodes, sc->groups,
            (unsigned long long) sc->cfg.debug_seq_start, sc->cfg.bcast_slots,
-           sc->cfg.bcast_small_slots);
+           sc->cfg.bcast_small_slots, sc->cfg.one_node,
+           coll_rdma_alg_names[sc->cfg.alg[COLL_RDMA_BCAST]], w.bcast_segment,
+           w.bcast_read_segment);
     for (int i = 0; i < sc->ncalls; ++i) {
         const sim_call_t *c = &sc->calls[i];
         printf("  call %d: %s %s bytes %zu root %d%s%s", i, sim_coll_name(c->coll),
