@@ -418,11 +418,12 @@ static void report(const coll_rdma_setup_t *s)
         coll_rdma_output("communicator %s (size %d): window of %zu bytes; addresses %zu bytes in "
                          "all; worker address of %lld bytes sent to %d peers, received from %d; "
                          "address apart (too long for a record) to %d peers; rank 0 attached %d "
-                         "peers at set-up (%d mapped), %d left for their first put or get",
+                         "peers at set-up (%d mapped), %d left for their first put or get; "
+                         "set-up headers of %zu bytes",
                          comm->c_name, s->size, win->size, s->total,
                          (long long) s->recs.mine.worker_bytes, s->recs.carried, s->recs.received,
                          s->recs.apart, win->nattached, s->size - 1 - win->nremote,
-                         win->npending);
+                         win->npending, sizeof(coll_rdma_header_t));
     }
 }
 

@@ -327,7 +327,7 @@ rcase ucx-unavailable-np3 3 "--mca op ^avx -x UCX_TLS=ib" "$ROBUST mix --calls 1
 # makes allocations of one size made by coll/rdma itself fail on rank 1): every
 # rank must learn of it through the exchange and agree on no window, results
 # right, one line naming the cause.  oom-prepare: rank 1 cannot prepare its
-# part (its records' headers, 3 x 416 bytes; twice: at the last warm-up call
+# part (its records' headers, 3 x the size verbose 2 says; twice: at the last warm-up call
 # and at the set-up call): it sends a record saying so (on 298f729 the same
 # allocation was made after the first exchange: the rank gave up, its peers
 # waited in the second exchange for ever, or it crashed).  oom-attach: rank 1
@@ -344,14 +344,21 @@ learn_failed_once() {
     [ "$n" = 1 ] || echo "$n communicators without a window for rank 1's failure, expected 1"
 }
 if [ "$RDMA_MODE" = component ]; then
-    rcase oom-prepare-np3 3 "--mca op ^avx --mca coll_rdma_window_setup_calls 16 -x LD_PRELOAD=$MALLOCFAIL -x MALLOC_FAIL_RANK=1 -x MALLOC_FAIL_SIZE=1248 -x MALLOC_FAIL_COUNT=2" \
-        "$ROBUST mix --calls 300" "" oom_prepare
     # one run at verbose 2 tells the sizes: the addresses (window's parts) of
-    # MPI_COMM_WORLD in all, and a worker address
-    probe=$(env $(rdma_mpi_env) timeout 60 mpirun --oversubscribe -np 3 --mca coll_rdma_verbose 2 \
+    # MPI_COMM_WORLD in all, a worker address, and a set-up header (rank 1's
+    # headers: 3 of them, one allocation)
+    probe_line=$(env $(rdma_mpi_env) timeout 60 mpirun --oversubscribe -np 3 --mca coll_rdma_verbose 2 \
         --mca coll_rdma_window_setup_calls 0 "$ROBUST" mix --calls 10 2>&1 |
-        sed -n 's/.*communicator MPI_COMM_WORLD (size 3): window of [0-9]* bytes; addresses \([0-9]*\) bytes in all; worker address of \([0-9]*\) bytes.*/\1 \2/p' |
-        head -n 1)
+        grep -m 1 'communicator MPI_COMM_WORLD (size 3): window of')
+    probe=$(echo "$probe_line" |
+        sed -n 's/.*window of [0-9]* bytes; addresses \([0-9]*\) bytes in all; worker address of \([0-9]*\) bytes.*/\1 \2/p')
+    head_bytes=$(echo "$probe_line" | sed -n 's/.*set-up headers of \([0-9]*\) bytes.*/\1/p')
+    if [ -n "$head_bytes" ]; then
+        rcase oom-prepare-np3 3 "--mca op ^avx --mca coll_rdma_window_setup_calls 16 -x LD_PRELOAD=$MALLOCFAIL -x MALLOC_FAIL_RANK=1 -x MALLOC_FAIL_SIZE=$((3 * head_bytes)) -x MALLOC_FAIL_COUNT=2" \
+            "$ROBUST mix --calls 300" "" oom_prepare
+    else
+        rdma_fail oom-prepare-np3 "verbose 2 did not say the set-up headers' size"
+    fi
     addr=${probe% *}
     if [ -n "$probe" ]; then
         rcase oom-attach-np3 3 "--mca op ^avx --mca coll_rdma_window_setup_calls 16 -x LD_PRELOAD=$MALLOCFAIL -x MALLOC_FAIL_RANK=1 -x MALLOC_FAIL_SIZE=$addr" \
