@@ -165,7 +165,8 @@ enum coll_rdma_nowin {
  * from (UCX_POSIX_DIR, /dev/shm by default) has not room for
  * limits->local_ranks such windows and a margin (so that UCX never fails a
  * write into a full directory, which it reports as an error on the
- * console), when the process is close to its file-descriptor limit, when
+ * console), when the process is close to its file-descriptor limit (a new
+ * window; one from the pool holds its descriptor already), when
  * any allocation fails, or when UCX cannot map the memory (each said at
  * verbose >= 1).  NULL is this rank's alone: the caller must report it in
  * the set-up's first exchange (ok = 0) so that every rank agrees on no

@@ -319,6 +319,45 @@ else
     rcase exhaust-fds-np2 2 "--mca coll_rdma_window_budget_bytes 4000000000" "$ROBUST churn --cycles 0 --alive 400" \
     "served:allreduce:$AUTO_AR fb:window" fd_message
 fi
+# A window taken from the pool where descriptors run out (review of c6875f9):
+# rank 1 holds all but K of its 256 descriptors when its second
+# communicator is set up (late: only after its set-up call, before the
+# attach); served where one is free, else handed on, never a UCX error
+# (UCX 1.13's failed open of a peer's window crashes or unmaps a stale
+# address in its error path).  The windows must come from the pool.
+# (UCX logs to standard output by default: both streams)
+no_ucx_error() {
+    if grep -q 'UCX  *ERROR' "$1" "$2"; then
+        echo "UCX printed an error: $(grep -h -m 1 'UCX  *ERROR' "$1" "$2" | head -n 1)"
+    fi
+}
+fdpool_check() {
+    local r
+    r=$(no_ucx_error "$1" "$2")
+    [ -z "$r" ] || { echo "$r"; return; }
+    grep -q 'rank 1: windows: kept=[0-9]* reused=[1-9]' "$2" || echo "rank 1 took no window from the pool (windows: kept=N reused=N)"
+}
+# the second communicator's 20 blocking allreduces: handed on for want of a
+# window (no descriptor), or served
+fdpool_refused() {
+    local r
+    r=$(fdpool_check "$1" "$2")
+    [ -z "$r" ] || { echo "$r"; return; }
+    grep -q 'rank 1: allreduce fallback: calls=20 .*window=20' "$2" || echo "the second communicator was not handed on for want of a window"
+}
+fdpool_served() {
+    local r
+    r=$(fdpool_check "$1" "$2")
+    [ -z "$r" ] || { echo "$r"; return; }
+    ! grep -q 'rank 1: allreduce fallback: .*window=[1-9]' "$2" || echo "the second communicator was handed on with a descriptor free"
+}
+FDPOOL_ARGS="--mca op ^avx --mca coll_rdma_window_setup_calls 0"
+PRE="prlimit --nofile=256:256" rcase exhaust-fds-pool-np2 2 "$FDPOOL_ARGS" "$ROBUST fdpool --leave 0" \
+    "" fdpool_refused
+PRE="prlimit --nofile=256:256" rcase exhaust-fds-pool-one-np2 2 "$FDPOOL_ARGS" "$ROBUST fdpool --leave 1" \
+    "served:allreduce:$AUTO_AR" fdpool_served
+PRE="prlimit --nofile=256:256" rcase exhaust-fds-pool-late-np2 2 "$FDPOOL_ARGS" "$ROBUST fdpool --leave 0 --late" \
+    "" fdpool_refused
 # UCX without a usable transport: coll/rdma steps aside, coll/tuned serves.
 ucx_message() { check_grep "$2" 'UCX unavailable .*coll/rdma steps aside' "'UCX unavailable ... steps aside' message"; }
 rcase ucx-unavailable-np3 3 "--mca op ^avx -x UCX_TLS=ib" "$ROBUST mix --calls 1500" "none" ucx_message
@@ -412,11 +451,6 @@ rcase exhaust-malloc-node-map-np4 4 \
 # on top, a few %) and the whole at most 50 % full, and UCX never reports a
 # full /dev/shm (it used to: a pair of 'UCX ERROR ... Not enough memory'
 # lines per rank and communicator, and /dev/shm 97 % full).
-no_ucx_error() {
-    if grep -q 'UCX  *ERROR' "$2"; then
-        echo "UCX printed an error: $(grep -m 1 'UCX  *ERROR' "$2")"
-    fi
-}
 # budget-np2's budget holds exactly 2 windows of 2 ranks on one node
 # (1,132,416 bytes each at the defaults: tests/unit/test_plans -w; 2,500,000
 # holds 2 of any size from 0.84 to 1.25 MB).

@@ -25,6 +25,12 @@
  *           lower bound or extent different from their size, absolute
  *           addresses with MPI_BOTTOM, MPI_COMM_SELF, an intercommunicator,
  *           unaligned buffers in the middle of a large allocation
+ *   fdpool  a communicator's window set up and freed (kept for reuse), then
+ *           rank 1 takes every file descriptor but --leave K (default 0)
+ *           and a new communicator makes 20 checked allreduces on a window
+ *           taken from the pool or none; --late: rank 1 takes them after its
+ *           set-up call (an MPI_Iallreduce), before its wait.  Run with a
+ *           small RLIMIT_NOFILE and coll_rdma_window_setup_calls 0
  *   persistent-free  --cycles N (e.g. 5) cycles of MPI_Comm_dup, a checked
  *           persistent allgather started once, MPI_Request_free and
  *           MPI_Comm_free (run without coll/rdma: Open MPI's own leak)
@@ -44,6 +50,8 @@ uint64_t opt_seed = 0x70b05717ULL;
 long opt_calls = 10000, opt_cycles = 10000, opt_alive = 500, opt_count = 8;
 int opt_skew = 1, opt_kill_rank = -1;
 long opt_kill_at = -1;
+long opt_leave = 0;
+int opt_late = 0;
 static long n_checked;
 
 /* ------------------------------------------------------------------ helpers */
@@ -161,6 +169,10 @@ int main(int argc, char **argv)
             opt_kill_at = atol(v), ++i;
         } else if (!strcmp(o, "--no-skew")) {
             opt_skew = 0;
+        } else if (!strcmp(o, "--leave")) {
+            opt_leave = atol(v), ++i;
+        } else if (!strcmp(o, "--late")) {
+            opt_late = 1;
         } else {
             if (0 == wrank) {
                 fprintf(stderr, "unknown option %s\n", o);
@@ -178,9 +190,12 @@ int main(int argc, char **argv)
         run_edge();
     } else if (!strcmp(section, "persistent-free")) {
         run_persistent_free();
+    } else if (!strcmp(section, "fdpool")) {
+        run_fdpool();
     } else {
         if (0 == wrank) {
-            fprintf(stderr, "usage: test_robust mix|burst|churn|edge|persistent-free [options]\n");
+            fprintf(stderr, "usage: test_robust mix|burst|churn|edge|persistent-free|fdpool "
+                            "[options]\n");
         }
         MPI_Abort(MPI_COMM_WORLD, 2);
     }

@@ -18,6 +18,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -36,6 +37,8 @@ extern uint64_t opt_seed;
 extern long opt_calls, opt_cycles, opt_alive, opt_count;
 extern int opt_skew, opt_kill_rank;
 extern long opt_kill_at;
+extern long opt_leave;
+extern int opt_late;
 
 typedef struct {
     uint64_t s;
@@ -71,5 +74,6 @@ void run_burst(void);
 void run_churn(void);
 void run_edge(void);
 void run_persistent_free(void);
+void run_fdpool(void);
 
 #endif /* TEST_ROBUST_H */

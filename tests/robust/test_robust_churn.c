@@ -189,3 +189,76 @@ void run_persistent_free(void)
         free(all);
     }
 }
+
+/*
+ * Section fdpool: a window taken from the pool where file descriptors run
+ * out (review 2026-11-28 of c6875f9).  A first communicator's window is set
+ * up and freed, so the pool keeps it; then rank 1 opens /dev/null until it
+ * has all but opt_leave descriptors of its RLIMIT_NOFILE taken (with
+ * opt_late, only after its set-up call on the second communicator, a
+ * nonblocking one, while rank 0 holds back its own), and the second
+ * communicator makes 20 checked allreduces, served or handed on.  UCX must
+ * not be driven into its failing open of a peer's window (its error path
+ * crashes or unmaps a stale address: run_robust_tests.sh checks that no
+ * UCX error is printed).
+ */
+static int fill_fds(int *fds, int max, long leave)
+{
+    int n = 0;
+
+    while (n < max && (fds[n] = open("/dev/null", O_RDONLY)) >= 0) {
+        ++n;
+    }
+    for (long k = 0; k < leave && n > 0; ++k) {
+        close(fds[--n]);
+    }
+    return n;
+}
+
+void run_fdpool(void)
+{
+    enum { MAX_FDS = 4096 };
+    int *fds = xmalloc(sizeof(int) * MAX_FDS), nfds = 0;
+    int64_t v[4], want[4];
+    MPI_Request req;
+    MPI_Comm d;
+
+    cur = "fdpool-first";
+    /* MPI_COMM_WORLD's window first (so it takes none from the pool later) */
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    for (long i = 0; i < 20; ++i) {
+        churn_call(d, 2 + 3 * i); /* allreduces */
+    }
+    CHECK_MPI(MPI_Comm_free(&d));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    cur = "fdpool-second";
+    if (1 == wrank && !opt_late) {
+        nfds = fill_fds(fds, MAX_FDS, opt_leave);
+    }
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    if (0 == wrank && opt_late) {
+        usleep(200000); /* rank 1's records wait for rank 0's: it fills first */
+    }
+    for (int k = 0; k < 4; ++k) {
+        v[k] = (int64_t) (wrank + 1) * (k + 1);
+        want[k] = (int64_t) wsize * (wsize + 1) / 2 * (k + 1);
+    }
+    CHECK_MPI(MPI_Iallreduce(MPI_IN_PLACE, v, 4, MPI_INT64_T, MPI_SUM, d, &req));
+    if (1 == wrank && opt_late) {
+        nfds = fill_fds(fds, MAX_FDS, opt_leave);
+    }
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    expect_i64("fdpool iallreduce", v, want, 4);
+    for (long i = 0; i < 20; ++i) {
+        churn_call(d, 2 + 3 * i);
+    }
+    while (nfds > 0) {
+        close(fds[--nfds]);
+    }
+    CHECK_MPI(MPI_Comm_free(&d));
+    if (0 == wrank) {
+        printf("fdpool: leave=%ld late=%d\n", opt_leave, opt_late);
+    }
+    free(fds);
+}
