@@ -9,77 +9,14 @@
 #include "coll_rdma_window.h"
 
 #include "ompi/communicator/communicator.h"
+#include "coll_rdma_resources.h"
 #include "coll_rdma_sched.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
-#include <sys/statvfs.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "ompi/runtime/mpiruntime.h"
 #include "opal/runtime/opal_progress.h"
-
-/* Descriptors a window set-up may need: UCX's posix transport keeps one open
- * per window and opens one per peer's window while attaching. */
-#define COLL_RDMA_FD_MARGIN 32
-
-/*
- * Whether fewer than COLL_RDMA_FD_MARGIN file descriptors are left below the
- * soft limit (none left at all where /proc/self/fd cannot be opened for
- * want of one).  At the limit, UCX 1.13's ucp_ep_rkey_unpack crashes in its
- * own error path (uct_posix_rkey_release after a failed open of the peer's
- * segment), so a new window is not attempted there; each attach checks for
- * one free descriptor again (descriptor_free()).  Counting costs about 15
- * us with 30 descriptors open, 80 with 200.
- */
-static bool fds_exhausted(long *open_fds, long *limit)
-{
-    struct rlimit rl;
-    struct dirent *e;
-    DIR *d;
-
-    *open_fds = 0;
-    if (0 != getrlimit(RLIMIT_NOFILE, &rl) || RLIM_INFINITY == rl.rlim_cur) {
-        return false;
-    }
-    *limit = (long) rl.rlim_cur;
-    if (NULL == (d = opendir("/proc/self/fd"))) {
-        *open_fds = *limit;
-        return EMFILE == errno || ENFILE == errno;
-    }
-    while (NULL != (e = readdir(d))) {
-        *open_fds += '.' != e->d_name[0];
-    }
-    closedir(d);
-    return *open_fds + COLL_RDMA_FD_MARGIN > *limit;
-}
-
-/*
- * Whether a descriptor is free now for UCX to open a peer's window with
- * (its posix transport opens one for a moment while it unpacks the rkey;
- * at the limit UCX 1.13 crashes in its error path: fds_exhausted()).  One
- * is taken and given back at once (about 0.3 us); where none of the
- * standard descriptors can be duplicated for another reason, true.
- */
-static bool descriptor_free(void)
-{
-    for (int std = 0; std < 3; ++std) {
-        int fd = fcntl(std, F_DUPFD_CLOEXEC, 0);
-
-        if (fd >= 0) {
-            close(fd);
-            return true;
-        }
-        if (EMFILE == errno || ENFILE == errno) {
-            return false;
-        }
-    }
-    return true;
-}
 
 /* Free what coll_rdma_window_alloc() allocated before the memory is mapped
  * (free(NULL) is harmless: any of them may be missing). */
@@ -96,50 +33,9 @@ static void free_arrays(coll_rdma_window_t *win)
     free(win->node_pos);
 }
 
-/* UCX's posix memory domain maps windows from files in this directory. */
-static const char *shm_dir(void)
-{
-    const char *dir = getenv("UCX_POSIX_DIR");
-
-    return NULL != dir && '\0' != dir[0] ? dir : "/dev/shm";
-}
-
-/* The directory's size in bytes, 0 where it cannot be read or says none
- * (an unlimited tmpfs reports 0 blocks). */
-static size_t shm_size(struct statvfs *st)
-{
-    if (0 != statvfs(shm_dir(), st) || 0 == st->f_blocks || 0 == st->f_frsize) {
-        return 0;
-    }
-    return (size_t) st->f_blocks * st->f_frsize;
-}
-
 size_t coll_rdma_window_default_budget(int local_procs)
 {
-    struct statvfs st;
-
-    return coll_rdma_window_budget_of(shm_size(&st), local_procs);
-}
-
-/* What the shared-memory directory must have free for `ranks` windows of
- * `bytes` each: them and a margin of 1 MiB. */
-static size_t shm_need(size_t bytes, int ranks)
-{
-    return bytes * (size_t) (ranks > 0 ? ranks : 1) + ((size_t) 1 << 20);
-}
-
-/* Whether the shared-memory directory has room for `ranks` windows of
- * `bytes` each and a margin of 1 MiB (*free_bytes: what it has); a
- * directory that cannot be read or says no size (an unlimited tmpfs) has. */
-static bool shm_room(size_t bytes, int ranks, size_t *free_bytes)
-{
-    struct statvfs st;
-
-    if (0 == shm_size(&st)) {
-        return true; /* unlimited, or not there: UCX maps windows from another domain */
-    }
-    *free_bytes = (size_t) st.f_bavail * st.f_frsize;
-    return *free_bytes >= shm_need(bytes, ranks);
+    return coll_rdma_window_budget_of(coll_rdma_resources_shm_size(), local_procs);
 }
 
 /* Whether `bytes` more of this process's windows fit its limits (UCX lock
@@ -147,6 +43,7 @@ static bool shm_room(size_t bytes, int ranks, size_t *free_bytes)
 static bool within_limits(size_t bytes, const coll_rdma_window_limits_t *l, int *why)
 {
     size_t mapped = coll_rdma_ucx_mapped(), kept = coll_rdma_window_pool_bytes(), free_bytes = 0;
+    size_t need;
     bool room;
 
     if (l->max_bytes > 0 && bytes > l->max_bytes) {
@@ -174,17 +71,18 @@ static bool within_limits(size_t bytes, const coll_rdma_window_limits_t *l, int 
         }
         return false;
     }
-    room = shm_room(bytes, l->local_ranks, &free_bytes);
-    while (!room && free_bytes + coll_rdma_window_pool_bytes() >= shm_need(bytes, l->local_ranks)
+    need = coll_rdma_resources_shm_need(bytes, l->local_ranks);
+    room = coll_rdma_resources_shm_room(bytes, l->local_ranks, &free_bytes);
+    while (!room && free_bytes + coll_rdma_window_pool_bytes() >= need
            && coll_rdma_window_pool_evict()) {
-        room = shm_room(bytes, l->local_ranks, &free_bytes);
+        room = coll_rdma_resources_shm_room(bytes, l->local_ranks, &free_bytes);
     }
     if (!room) {
         *why = COLL_RDMA_NOWIN_SHM;
         if (coll_rdma_verbose(1)) {
             coll_rdma_output("%s has %zu bytes free, %d windows of %zu bytes need more; no "
-                             "window on this communicator", shm_dir(), free_bytes, l->local_ranks,
-                             bytes);
+                             "window on this communicator", coll_rdma_resources_shm_dir(),
+                             free_bytes, l->local_ranks, bytes);
         }
         return false;
     }
@@ -240,11 +138,12 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
      * time, each only where a descriptor is free (attach_peer), else it says
      * "not connected" (no window on any rank). */
     coll_rdma_ucx_lock();
-    exhausted = !win->reused && fds_exhausted(&open_fds, &fd_limit);
+    exhausted = !win->reused && coll_rdma_resources_fds_exhausted(&open_fds, &fd_limit);
     /* each kept window holds a descriptor: they give way where that suffices */
-    while (exhausted && open_fds - coll_rdma_window_pool_count() + COLL_RDMA_FD_MARGIN <= fd_limit
+    while (exhausted
+           && open_fds - coll_rdma_window_pool_count() + COLL_RDMA_RESOURCES_FD_MARGIN <= fd_limit
            && coll_rdma_window_pool_evict()) {
-        exhausted = fds_exhausted(&open_fds, &fd_limit);
+        exhausted = coll_rdma_resources_fds_exhausted(&open_fds, &fd_limit);
     }
     coll_rdma_ucx_unlock();
     rc = OMPI_ERR_OUT_OF_RESOURCE;
@@ -253,7 +152,7 @@ coll_rdma_window_t *coll_rdma_window_alloc(const coll_rdma_config_t *cfg,
         if (coll_rdma_verbose(1)) {
             coll_rdma_output("%ld of %ld file descriptors open (RLIMIT_NOFILE); a window needs "
                              "up to %d: no window on this communicator",
-                             open_fds, fd_limit, COLL_RDMA_FD_MARGIN);
+                             open_fds, fd_limit, COLL_RDMA_RESOURCES_FD_MARGIN);
         }
     } else {
         /* every array, the node map's too: one missing would leave this rank
@@ -335,7 +234,7 @@ static int attach_peer(coll_rdma_window_t *win, int i, bool map)
 
     /* descriptors may have run out since the window was allocated: the
      * set-up is nonblocking, and a window from the pool is not counted */
-    if (!descriptor_free()) {
+    if (!coll_rdma_resources_descriptor_free()) {
         if (coll_rdma_verbose(1)) {
             coll_rdma_output("no file descriptor left (RLIMIT_NOFILE) to attach a peer's window");
         }

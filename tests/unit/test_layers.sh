@@ -40,8 +40,9 @@ declare -A floor=(
     # the names of collectives, algorithms and reasons (a rules vocabulary);
     # the configuration's MCA parameters, registered with them
     [names]=2 [params]=3
-    # transport: the process's start, then the seam under the window
-    [ucx_start]=1 [ucx]=2
+    # transport: the process's start, then the seam under the window; what
+    # the process and node have left for windows (descriptors, /dev/shm)
+    [ucx_start]=1 [ucx]=2 [resources]=1
     # window: its layout (pure), its memory and peers, its arrival protocol
     [layout]=2 [window]=3 [window_protocol]=4
     # the node map; the decision (pure: configuration, sizes, types)
