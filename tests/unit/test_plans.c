@@ -84,6 +84,7 @@ static const struct alg {
 };
 #define NALGS ((int) (sizeof(algs) / sizeof(algs[0])))
 #define BCAST_READ 3 /* algs[BCAST_READ]: the read bcast */
+#define BCAST_KNOMIAL 4 /* algs[BCAST_KNOMIAL]: the k-nomial bcast */
 
 /* The two-level algorithms: they need a node map, and their allreduces run in chunks. */
 static bool two_level(int alg)
@@ -384,6 +385,16 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
         sc->cfg.alg[COLL_RDMA_ALLREDUCE] = sc->cfg.alg[COLL_RDMA_REDUCE] = COLL_RDMA_ALG_AUTO;
         sc->cfg.alg[COLL_RDMA_ALLGATHER] = sc->cfg.alg[COLL_RDMA_ALLTOALL] = COLL_RDMA_ALG_AUTO;
         sc->cfg.rules = reach_rules[r];
+        /* and the bcast rings of one node: the k-nomial ring cut to what
+         * the rule reaches (a line, 128, 320 bytes or whole), the read ring
+         * whole (auto's table); k-nomial and two-level bcasts of several
+         * segments go through them, the two-level one in the smaller */
+        sc->cfg.one_node = 1;
+        sc->cfg.auto_emulated = 0;
+        sc->cfg.alg[COLL_RDMA_BCAST] = COLL_RDMA_ALG_AUTO;
+        sc->cfg.bcast_segment_bytes = 1024;
+        sc->cfg.bcast_max_bytes = 3 * 1024;
+        sc->groups = 1 + pick(P > 1 ? P - 1 : 1);
     } else if (FAM_BCAST_NODES == fam) {
         /* read bcasts (every rank reads the root's read ring) and two-level
          * ones (a node reads its carrier's) of one communicator, every
@@ -420,7 +431,9 @@ static void make_scenario(sim_scenario_t *sc, int P, uint64_t seed, int fam)
                 : fam < FAM_MIX          ? random_alg(fam - FAM_COLL, sc)
                 : fam < FAM_SMALL        ? random_alg(-1, sc)
                 : FAM_BCAST_NODES == fam ? (pick(2) ? BCAST_READ : BCAST_HIER)
-                : FAM_RULE_SEGMENTS == fam ? segment_alg()
+                : FAM_RULE_SEGMENTS == fam ? (pick(3)   ? segment_alg()
+                                              : pick(2) ? BCAST_KNOMIAL
+                                                        : BCAST_HIER)
                 : pick(4)                  ? BCAST_READ
                                            : random_alg(-1, sc);
         make_call(sc, i, k);
@@ -544,8 +557,8 @@ static int segment_rules(void)
     for (int i = 0; i < NREACH; ++i) {
         snprintf(text, sizeof(text),
                  "allreduce 1- 0-%zu rsag\nreduce 1- 0-%zu rsag\n"
-                 "allgather 1- 0-%zu read\nalltoall 1- 0-%zu read\n",
-                 rule_reach[i], rule_reach[i], rule_reach[i], rule_reach[i]);
+                 "allgather 1- 0-%zu read\nalltoall 1- 0-%zu read\nbcast 1- 0-%zu knomial\n",
+                 rule_reach[i], rule_reach[i], rule_reach[i], rule_reach[i], rule_reach[i]);
         reach_rules[i] = coll_rdma_rules_parse_text(text, coll_rdma_names_vocab(), err,
                                                     sizeof(err));
         if (NULL == reach_rules[i]) {
