@@ -411,8 +411,11 @@ static void report(const coll_rdma_setup_t *s)
     if (s->agreed && !win->all_direct && (win->bcast_tree_cut || win->bcast_read_cut)
         && coll_rdma_verbose(1)) {
         coll_rdma_output("communicator %s (size %d): on one node, but UCX does not map every "
-                         "window: auto hands its bcast on (the bcast rings hold what rules and "
-                         "bcast_algorithm send)", comm->c_name, s->size);
+                         "window: auto hands on its k-nomial bcast where that ring is cut (%s) "
+                         "and its two-level one where either ring is (read ring %s); the rings "
+                         "hold what rules and bcast_algorithm send",
+                         comm->c_name, s->size, win->bcast_tree_cut ? "cut" : "whole",
+                         win->bcast_read_cut ? "cut" : "whole");
     }
     if (s->agreed && coll_rdma_verbose(2)) {
         coll_rdma_output("communicator %s (size %d): window of %zu bytes; addresses %zu bytes in "

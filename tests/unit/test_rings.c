@@ -124,6 +124,18 @@ static void decide(const char *what, const coll_rdma_config_t *cfg, int P, size_
           "%s: handed on for reason %d, expected window", what, why);
 }
 
+/* The configuration of variant v: on one node (0), off it (1), auto's put
+ * path (2), on one node without the default rules (3). */
+static coll_rdma_config_t variant(int v, const coll_rdma_rules_t *defaults)
+{
+    coll_rdma_config_t cfg = COLL_RDMA_CONFIG_DEFAULTS;
+
+    cfg.defaults = 3 == v ? NULL : defaults;
+    cfg.one_node = 1 != v;
+    cfg.auto_emulated = 2 == v;
+    return cfg;
+}
+
 static void decisions(void)
 {
     coll_rdma_config_t cfg = COLL_RDMA_CONFIG_DEFAULTS;
@@ -170,19 +182,16 @@ int main(void)
         return 1;
     }
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
-        for (int v = 0; v < 4; ++v) { /* one node; off it; auto's put path; no default rules */
+        for (int v = 0; v < 4; ++v) {
             for (size_t a = 0; a < sizeof(algs) / sizeof(algs[0]); ++a) {
-                coll_rdma_config_t cfg = COLL_RDMA_CONFIG_DEFAULTS;
-                cfg.defaults = 3 == v ? NULL : defaults;
-                cfg.one_node = 1 != v;
-                cfg.auto_emulated = 2 == v;
+                coll_rdma_config_t cfg = variant(v, defaults);
                 cfg.alg[COLL_RDMA_BCAST] = algs[a];
                 snprintf(what, sizeof(what), "variant %d, bcast algorithm %s", v,
                          coll_rdma_alg_names[algs[a]]);
                 rings(what, &cfg, sizes[s]);
             }
             for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); ++f) {
-                coll_rdma_config_t cfg = COLL_RDMA_CONFIG_DEFAULTS;
+                coll_rdma_config_t cfg = variant(v, defaults);
                 coll_rdma_rules_t *rules = coll_rdma_rules_parse_text(files[f],
                                                                       coll_rdma_names_vocab(),
                                                                       err, sizeof(err));
@@ -191,9 +200,6 @@ int main(void)
                     return 1;
                 }
                 cfg.rules = rules;
-                cfg.defaults = 3 == v ? NULL : defaults;
-                cfg.one_node = 1 != v;
-                cfg.auto_emulated = 2 == v;
                 cfg.bcast_segment_bytes = f == 2 ? 8192 : cfg.bcast_segment_bytes;
                 snprintf(what, sizeof(what), "variant %d, rules %zu", v, f);
                 rings(what, &cfg, sizes[s]);
